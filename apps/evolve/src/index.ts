@@ -1,0 +1,2 @@
+export { EvolveError, isEvolveError } from "./errors.js";
+export type { EvolveErrorCode } from "./errors.js";

@@ -1,0 +1,2 @@
+export { RunnerError, isRunnerError } from "./errors.js";
+export type { RunnerErrorCode } from "./errors.js";

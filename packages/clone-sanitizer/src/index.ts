@@ -1,0 +1,2 @@
+export { SanitizerError, isSanitizerError } from "./errors.js";
+export type { SanitizerErrorCode } from "./errors.js";

@@ -1,0 +1,2 @@
+export { GatewayError, isGatewayError } from "./errors.js";
+export type { GatewayErrorCode } from "./errors.js";

@@ -1,0 +1,2 @@
+export { OracleError, isOracleError } from "./errors.js";
+export type { OracleErrorCode } from "./errors.js";

@@ -1,0 +1,2 @@
+export { PromotionError, isPromotionError } from "./errors.js";
+export type { PromotionErrorCode } from "./errors.js";

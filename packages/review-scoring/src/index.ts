@@ -1,0 +1,2 @@
+export { ReviewError, isReviewError } from "./errors.js";
+export type { ReviewErrorCode } from "./errors.js";

@@ -1,0 +1,2 @@
+export { SandboxError, isSandboxError } from "./errors.js";
+export type { SandboxErrorCode } from "./errors.js";

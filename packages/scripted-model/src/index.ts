@@ -1,0 +1,2 @@
+export { ScriptedModelError, isScriptedModelError } from "./errors.js";
+export type { ScriptedModelErrorCode } from "./errors.js";

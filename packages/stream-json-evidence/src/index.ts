@@ -1,0 +1,2 @@
+export { EvidenceError, isEvidenceError } from "./errors.js";
+export type { EvidenceErrorCode } from "./errors.js";
