@@ -17,3 +17,15 @@ describe("ReviewError", () => {
     expect(isReviewError("REVIEW_TEST")).toBe(false);
   });
 });
+
+describe("ReviewError subclasses", () => {
+  it("carry stable codes and names", async () => {
+    const { ReviewScoreInputError, ReviewInvariantError } = await import("./errors.js");
+    const input = new ReviewScoreInputError("bad");
+    expect([input.code, input.name, input instanceof ReviewError, isReviewError(input)]).toEqual([
+      "REVIEW_SCORE_INPUT_INVALID", "ReviewScoreInputError", true, true,
+    ]);
+    const bug = new ReviewInvariantError("bug", { cause: input });
+    expect([bug.code, bug.name, bug.cause]).toEqual(["REVIEW_INVARIANT_BROKEN", "ReviewInvariantError", input]);
+  });
+});

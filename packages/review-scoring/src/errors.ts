@@ -17,3 +17,19 @@ export function isReviewError(value: unknown): value is ReviewError {
   const code: unknown = (value as Error & { code?: unknown }).code;
   return typeof code === "string" && code.startsWith("REVIEW_");
 }
+
+/** Thrown by scoreReview / matchReviewFindings when handed findings or labels that did not come from the parsers. */
+export class ReviewScoreInputError extends ReviewError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("REVIEW_SCORE_INPUT_INVALID", message, options);
+    this.name = "ReviewScoreInputError";
+  }
+}
+
+/** Thrown when the parser's own output breaks the exported schema: a bug in this package, never bad input. */
+export class ReviewInvariantError extends ReviewError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("REVIEW_INVARIANT_BROKEN", message, options);
+    this.name = "ReviewInvariantError";
+  }
+}
