@@ -7,6 +7,8 @@ export default defineConfig({
   resolve: { conditions: ["@wfbench/source"] },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Fixture oracles are test files of the sandboxed runs, never of this suite.
+    exclude: ["test/fixtures/**", "**/node_modules/**"],
     restoreMocks: true,
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,0 +1,46 @@
+import { hashFrames, sha256Hex } from "./hash-frames.js";
+
+/** One captured file as far as digests are concerned. */
+export interface OracleDigestInput {
+  readonly target: string;
+  readonly payload: Uint8Array;
+}
+
+/** One entry of the binding's `oracle_files` list. */
+export interface OracleFileBinding {
+  readonly target: string;
+  readonly sha256: string;
+  readonly size: number;
+}
+
+/** The oracle part of a task binding; key names are those of the original harness's bindings. */
+export interface OracleBinding {
+  readonly oracle_digest: string;
+  readonly oracle_command_digest: string;
+  readonly oracle_manifest_digest: string;
+  readonly oracle_files: readonly OracleFileBinding[];
+}
+
+/** Orders targets by their UTF-8 bytes, which equals code-point order (what the original's sort used). */
+export function compareTargets(left: string, right: string): number {
+  return Buffer.compare(Buffer.from(left, "utf8"), Buffer.from(right, "utf8"));
+}
+
+/**
+ * Computes the three oracle digests and the file list from a command and captured payloads. Trusts the payloads
+ * to be the captured bytes; sorts by target itself so callers' order never matters.
+ */
+export function computeOracleDigests(command: string, files: readonly OracleDigestInput[]): OracleBinding {
+  const sorted = [...files].sort((left, right) => compareTargets(left.target, right.target));
+  const oracleFiles = sorted.map((file) => ({
+    target: file.target,
+    sha256: sha256Hex(file.payload),
+    size: file.payload.byteLength,
+  }));
+  return {
+    oracle_digest: hashFrames([command, ...sorted.flatMap((file) => [file.target, file.payload])]),
+    oracle_command_digest: sha256Hex(command),
+    oracle_manifest_digest: hashFrames(oracleFiles.flatMap((file) => [file.target, file.sha256, String(file.size)])),
+    oracle_files: oracleFiles,
+  };
+}

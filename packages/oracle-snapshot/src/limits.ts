@@ -1,0 +1,18 @@
+/** Most bytes an oracle command may hold (UTF-8); longer commands are refused at declaration time. */
+export const MAX_ORACLE_COMMAND_BYTES = 8 * 1024;
+/** Most files one oracle may declare; at least one is required. */
+export const MAX_ORACLE_FILES = 8;
+/** Most bytes one captured oracle file may hold. */
+export const MAX_ORACLE_FILE_BYTES = 512 * 1024;
+/** Most bytes all captured files of one oracle may hold together. */
+export const MAX_ORACLE_TOTAL_BYTES = 2 * 1024 * 1024;
+/** Most UTF-8 bytes of a declared `source` or `target` path. */
+export const MAX_ORACLE_PATH_BYTES = 240;
+/** Environment variable that points the oracle command at the mounted stage. */
+export const ORACLE_ENV_VAR = "WFBENCH_ORACLE_ROOT";
+/** The original harness's name for the same variable, set too so existing oracle files keep working. */
+export const ORACLE_ENV_VAR_ALIAS = "GITNEXUS_BENCH_ORACLE_ROOT";
+/** Target the hidden review labels must be staged as in a review task. */
+export const REVIEW_LABELS_TARGET = "review-labels.json";
+/** Name prefix shared by the workspace mountpoint and the private stage directory. */
+export const ORACLE_DIR_PREFIX = ".wfbench-oracle-";

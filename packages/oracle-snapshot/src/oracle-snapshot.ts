@@ -1,0 +1,64 @@
+import { computeOracleDigests } from "./compute-oracle-digests.js";
+import type { OracleBinding, OracleFileBinding } from "./compute-oracle-digests.js";
+import { OracleError } from "./errors.js";
+
+/** A captured file handed to `createOracleSnapshot`. */
+export interface OracleSnapshotFile {
+  readonly target: string;
+  readonly payload: Uint8Array;
+}
+
+/**
+ * Immutable in-memory copy of one task's hidden oracle. Payloads live in a private field: they never show up in
+ * JSON, inspection or logs, and `readFile` hands out copies, so no caller can change what gets staged.
+ */
+export class OracleSnapshot {
+  readonly command: string;
+  readonly binding: OracleBinding;
+  readonly #payloads: ReadonlyMap<string, Buffer>;
+
+  /** Use `captureOracle` or `createOracleSnapshot`; this copies every payload it is given. */
+  constructor(command: string, files: readonly OracleSnapshotFile[]) {
+    const payloads = new Map<string, Buffer>();
+    for (const file of files) {
+      if (payloads.has(file.target)) throw new OracleError("ORACLE_SNAPSHOT_INVALID", `duplicate target ${file.target}`);
+      payloads.set(file.target, Buffer.from(file.payload));
+    }
+    this.command = command;
+    this.#payloads = payloads;
+    const binding = computeOracleDigests(command, [...payloads].map(([target, payload]) => ({ target, payload })));
+    this.binding = Object.freeze({
+      ...binding,
+      oracle_files: Object.freeze(binding.oracle_files.map((file) => Object.freeze({ ...file }))),
+    });
+    Object.freeze(this);
+  }
+
+  /** Files sorted by target (the digest order), without payloads. */
+  get files(): readonly OracleFileBinding[] {
+    return this.binding.oracle_files;
+  }
+
+  /** A fresh copy of one payload; throws ORACLE_UNKNOWN_TARGET for a target the snapshot does not hold. */
+  readFile(target: string): Buffer {
+    const payload = this.#payloads.get(target);
+    if (payload === undefined) throw new OracleError("ORACLE_UNKNOWN_TARGET", `snapshot has no target ${target}`);
+    return Buffer.from(payload);
+  }
+
+  /** True when `bytes` equal the captured payload of `target` exactly. */
+  matches(target: string, bytes: Uint8Array): boolean {
+    const payload = this.#payloads.get(target);
+    return payload !== undefined && payload.equals(bytes);
+  }
+
+  /** Serialises digests and the file list only; hidden bytes never reach JSON. */
+  toJSON(): OracleBinding {
+    return this.binding;
+  }
+}
+
+/** Builds a snapshot from bytes already in memory; trusts them as captured and copies them. */
+export function createOracleSnapshot(command: string, files: readonly OracleSnapshotFile[]): OracleSnapshot {
+  return new OracleSnapshot(command, files);
+}

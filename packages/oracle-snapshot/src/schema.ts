@@ -1,0 +1,125 @@
+import { z } from "zod";
+import { MAX_ORACLE_COMMAND_BYTES, MAX_ORACLE_FILES, MAX_ORACLE_PATH_BYTES } from "./limits.js";
+
+/** Stable rule names a declaration refusal carries; tests and callers branch on these. */
+export type OracleDeclarationRule =
+  | "not-a-mapping"
+  | "unknown-key"
+  | "missing-key"
+  | "not-a-string"
+  | "not-a-list"
+  | "command-blank"
+  | "command-too-long"
+  | "command-has-nul"
+  | "files-count"
+  | "path-absolute"
+  | "path-backslash"
+  | "path-nul"
+  | "path-too-long"
+  | "path-bad-part"
+  | "path-under-git"
+  | "duplicate-source"
+  | "duplicate-target"
+  | "targets-overlap"
+  | "review-labels-target";
+
+const utf8Length = (text: string): number => Buffer.byteLength(text, "utf8");
+
+/** Returns the first path rule a declared oracle path breaks, or null when it is a clean relative POSIX path. */
+export function findOraclePathViolation(path: string): { rule: OracleDeclarationRule; message: string } | null {
+  if (path.includes("\0")) return { rule: "path-nul", message: "must not contain a NUL byte" };
+  if (path.includes("\\")) return { rule: "path-backslash", message: "must use '/' separators, never a backslash" };
+  if (path.startsWith("/")) return { rule: "path-absolute", message: "must be relative to its root, not absolute" };
+  if (utf8Length(path) > MAX_ORACLE_PATH_BYTES)
+    return { rule: "path-too-long", message: `must be at most ${MAX_ORACLE_PATH_BYTES} bytes` };
+  const parts = path.split("/");
+  if (parts.some((part) => part === "" || part === "." || part === ".."))
+    return { rule: "path-bad-part", message: "must not have empty, '.' or '..' parts" };
+  // Any `.git` component (any case: case-insensitive filesystems exist) could reach git metadata once staged.
+  if (parts.some((part) => part.toLowerCase() === ".git"))
+    return { rule: "path-under-git", message: "must not lie under a .git directory" };
+  return null;
+}
+
+const oraclePath = z.string({ error: "must be a string" }).superRefine((path, ctx) => {
+  const violation = findOraclePathViolation(path);
+  if (violation) ctx.addIssue({ code: "custom", message: violation.message, params: { rule: violation.rule } });
+});
+
+/** One declared oracle file: exactly `source` (under the oracles root) and `target` (under the stage). */
+export const OracleFileDeclarationSchema = z.strictObject(
+  { source: oraclePath, target: oraclePath },
+  { error: "must be a mapping with exactly 'source' and 'target'" },
+);
+
+const oracleCommand = z.string({ error: "must be a string" }).superRefine((command, ctx) => {
+  if (command.trim() === "") ctx.addIssue({ code: "custom", message: "must not be blank", params: { rule: "command-blank" } });
+  if (command.includes("\0"))
+    ctx.addIssue({ code: "custom", message: "must not contain a NUL byte", params: { rule: "command-has-nul" } });
+  if (utf8Length(command) > MAX_ORACLE_COMMAND_BYTES)
+    ctx.addIssue({
+      code: "custom",
+      message: `must be at most ${MAX_ORACLE_COMMAND_BYTES} bytes`,
+      params: { rule: "command-too-long" },
+    });
+});
+
+/** A task's `oracle` mapping: exactly `command` and `files`, with the limits of the original harness. */
+export const OracleDeclarationSchema = z
+  .strictObject(
+    {
+      command: oracleCommand,
+      files: z
+        .array(OracleFileDeclarationSchema, { error: "must be a list" })
+        .min(1, { error: "must list at least one file" })
+        .max(MAX_ORACLE_FILES, { error: `must list at most ${MAX_ORACLE_FILES} files` }),
+    },
+    { error: "must be a mapping with exactly 'command' and 'files'" },
+  )
+  .superRefine((declaration, ctx) => {
+    const seenSources = new Set<string>();
+    const seenTargets = new Set<string>();
+    declaration.files.forEach((file, index) => {
+      if (seenSources.has(file.source))
+        ctx.addIssue({
+          code: "custom",
+          path: ["files", index, "source"],
+          message: `duplicates an earlier source '${file.source}'`,
+          params: { rule: "duplicate-source" },
+        });
+      if (seenTargets.has(file.target))
+        ctx.addIssue({
+          code: "custom",
+          path: ["files", index, "target"],
+          message: `duplicates an earlier target '${file.target}'`,
+          params: { rule: "duplicate-target" },
+        });
+      seenSources.add(file.source);
+      seenTargets.add(file.target);
+    });
+    // A target that is a directory of another target could never be staged as both a file and a directory.
+    declaration.files.forEach((file, index) => {
+      const clash = declaration.files.find((other) => other.target.startsWith(`${file.target}/`));
+      if (clash)
+        ctx.addIssue({
+          code: "custom",
+          path: ["files", index, "target"],
+          message: `is a parent of another target '${clash.target}'`,
+          params: { rule: "targets-overlap" },
+        });
+    });
+  });
+
+/** A validated oracle declaration. */
+export type OracleDeclaration = z.infer<typeof OracleDeclarationSchema>;
+/** A validated oracle file entry. */
+export type OracleFileDeclaration = z.infer<typeof OracleFileDeclarationSchema>;
+
+/** What a command runner reports; unknown keys (stdout, stderr, anything) are stripped, never carried on. */
+export const OracleRunReportSchema = z.object({
+  state: z.string().min(1),
+  exitCode: z.number().int().nullable(),
+});
+
+/** The only facts kept from an oracle run. */
+export type OracleRunReport = z.infer<typeof OracleRunReportSchema>;

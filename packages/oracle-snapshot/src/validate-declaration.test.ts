@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { validateOracleDeclaration } from "./validate-declaration.js";
+
+const ok = {
+  command: 'cd gitnexus && ./node_modules/.bin/vitest run "$GITNEXUS_BENCH_ORACLE_ROOT/x.oracle.test.ts"',
+  files: [
+    { source: "vitest.config.mts", target: "vitest.config.mts" },
+    { source: "tasks/x.oracle.test.ts", target: "x.oracle.test.ts" },
+  ],
+};
+const withFile = (file: unknown) => ({ ...ok, files: [file] });
+
+describe("validateOracleDeclaration", () => {
+  describe("a valid declaration", () => {
+    it("returns it unchanged", () => {
+      expect(validateOracleDeclaration("t1", ok)).toEqual({ ok: true, value: ok });
+    });
+
+    it("accepts a review task with one review-labels.json target", () => {
+      const review = { command: 'test -s "$GITNEXUS_BENCH_REVIEW_OUTPUT"', files: [{ source: "r.labels.json", target: "review-labels.json" }] };
+      expect(validateOracleDeclaration("r1", review, "review").ok).toBe(true);
+    });
+
+    it("accepts the largest allowed command, path and file count", () => {
+      const path = `${"p/".repeat(119)}x`; // 239 bytes
+      const files = Array.from({ length: 8 }, (_, index) => ({ source: `s${index}`, target: `t${index}` }));
+      expect(validateOracleDeclaration("t", { command: "x".repeat(8192), files }).ok).toBe(true);
+      expect(validateOracleDeclaration("t", withFile({ source: `${path}y`, target: "t" })).ok).toBe(true);
+    });
+  });
+
+  describe("refusals name the task, the field and the rule", () => {
+    it.each([
+      ["not a mapping", "nope", "oracle", "not-a-mapping"],
+      ["a list", [], "oracle", "not-a-mapping"],
+      ["an extra key", { ...ok, timeout: 5 }, "oracle", "unknown-key"],
+      ["no command", { files: ok.files }, "oracle.command", "missing-key"],
+      ["no files", { command: ok.command }, "oracle.files", "missing-key"],
+      ["a numeric command", { ...ok, command: 5 }, "oracle.command", "not-a-string"],
+      ["a blank command", { ...ok, command: " \n\t" }, "oracle.command", "command-blank"],
+      ["a NUL in the command", { ...ok, command: "true\0" }, "oracle.command", "command-has-nul"],
+      ["a command over 8 KiB", { ...ok, command: "é".repeat(4097) }, "oracle.command", "command-too-long"],
+      ["files not a list", { ...ok, files: { source: "a", target: "b" } }, "oracle.files", "not-a-list"],
+      ["no files listed", { ...ok, files: [] }, "oracle.files", "files-count"],
+      [
+        "nine files",
+        { ...ok, files: Array.from({ length: 9 }, (_, i) => ({ source: `s${i}`, target: `t${i}` })) },
+        "oracle.files",
+        "files-count",
+      ],
+      ["a file entry with an extra key", withFile({ source: "a", target: "b", mode: 1 }), "oracle.files[0]", "unknown-key"],
+      ["a file entry without target", withFile({ source: "a" }), "oracle.files[0].target", "missing-key"],
+      ["a file entry that is a string", withFile("a"), "oracle.files[0]", "not-a-mapping"],
+      ["an absolute source", withFile({ source: "/etc/passwd", target: "b" }), "oracle.files[0].source", "path-absolute"],
+      ["a backslash", withFile({ source: "a\\b", target: "b" }), "oracle.files[0].source", "path-backslash"],
+      ["a NUL in a path", withFile({ source: "a", target: "b\0" }), "oracle.files[0].target", "path-nul"],
+      ["a .. part", withFile({ source: "a/../../b", target: "b" }), "oracle.files[0].source", "path-bad-part"],
+      ["a . part", withFile({ source: "a", target: "./b" }), "oracle.files[0].target", "path-bad-part"],
+      ["an empty part", withFile({ source: "a//b", target: "b" }), "oracle.files[0].source", "path-bad-part"],
+      ["an empty path", withFile({ source: "", target: "b" }), "oracle.files[0].source", "path-bad-part"],
+      ["a trailing slash", withFile({ source: "a", target: "b/" }), "oracle.files[0].target", "path-bad-part"],
+      ["a .git target", withFile({ source: "a", target: ".git/hooks/pre-commit" }), "oracle.files[0].target", "path-under-git"],
+      ["a nested .GIT target", withFile({ source: "a", target: "x/.GIT/config" }), "oracle.files[0].target", "path-under-git"],
+      ["a 241-byte path", withFile({ source: "a".repeat(241), target: "b" }), "oracle.files[0].source", "path-too-long"],
+      [
+        "a duplicate source",
+        { ...ok, files: [{ source: "a", target: "x" }, { source: "a", target: "y" }] },
+        "oracle.files[1].source",
+        "duplicate-source",
+      ],
+      [
+        "a duplicate target",
+        { ...ok, files: [{ source: "a", target: "x" }, { source: "b", target: "x" }] },
+        "oracle.files[1].target",
+        "duplicate-target",
+      ],
+      [
+        "a target under another target",
+        { ...ok, files: [{ source: "a", target: "x" }, { source: "b", target: "x/y" }] },
+        "oracle.files[0].target",
+        "targets-overlap",
+      ],
+    ])("refuses %s", (_label, raw, field, rule) => {
+      const result = validateOracleDeclaration("task-7", raw);
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.error.task).toBe("task-7");
+      expect(result.error.issues).toContainEqual(expect.objectContaining({ field, rule }));
+      expect(result.error.message).toContain("task task-7");
+      expect(result.error.message).toContain(result.error.issues[0]?.field ?? "?");
+      expect(result.error.message).toContain(`rule ${result.error.issues[0]?.rule ?? "?"}`);
+    });
+
+    it("allows .github and .gitignore, which only start with .git", () => {
+      expect(validateOracleDeclaration("t", withFile({ source: ".github/a", target: ".gitignore" })).ok).toBe(true);
+    });
+
+    it.each([
+      ["no review-labels.json target", [{ source: "a", target: "labels.json" }]],
+      ["only a nested review-labels.json target", [{ source: "a", target: "x/review-labels.json" }]],
+    ])("refuses a review task with %s", (_label, files) => {
+      const result = validateOracleDeclaration("r", { command: "true", files }, "review");
+      expect(result).toMatchObject({ ok: false, error: { issues: [{ field: "oracle.files", rule: "review-labels-target" }] } });
+    });
+
+    it("does not require labels for an implementation task", () => {
+      expect(validateOracleDeclaration("i", { command: "true", files: [{ source: "a", target: "b" }] }).ok).toBe(true);
+    });
+
+    it("bounds echoed input in messages", () => {
+      const result = validateOracleDeclaration("t".repeat(1000), { ...ok, ["k".repeat(1000)]: 1 });
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.message.length).toBeLessThan(600);
+    });
+  });
+});
