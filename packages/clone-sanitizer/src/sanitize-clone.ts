@@ -1,0 +1,245 @@
+import { lstat, mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { UnsafeLayoutError, SanitizerError } from "./errors.js";
+import { inspectRelativePath } from "./inspect-path.js";
+import type { DeclarationRejection, Result } from "./result.js";
+import { runGit, type GitContext } from "./run-git.js";
+
+/** Identity and date of every sanitized commit (spec §7.2): fixed so one source tree always yields one sha. */
+export const SANITIZED_COMMIT = {
+  name: "GitNexus Workflow Benchmark",
+  email: "workflow-bench.invalid",
+  date: "2000-01-01T00:00:00Z",
+  message: "Sanitized benchmark task snapshot",
+} as const;
+
+/** At most this many refs are deleted; more means the clone is not what the sanitizer expects. */
+export const MAX_CLONE_REFS = 1024;
+
+/** Pseudo-refs deleted from `.git`; each must be a regular file if present. */
+export const PSEUDO_REFS: readonly string[] = [
+  "AUTO_MERGE",
+  "BISECT_START",
+  "CHERRY_PICK_HEAD",
+  "FETCH_HEAD",
+  "MERGE_HEAD",
+  "ORIG_HEAD",
+  "REBASE_HEAD",
+  "REVERT_HEAD",
+  "shallow",
+];
+
+// Everything else under .git (logs, worktrees, rr-cache, sequencer state, info/grafts, hooks, modules, …)
+// can hold old bytes or re-root history, so it is deleted rather than enumerated.
+const KEPT_GIT_ENTRIES = new Set(["HEAD", "config", "index", "objects", "refs"]);
+
+/** One file to overwrite with inert content before the sanitized commit. */
+export interface NeutralizeEntry {
+  readonly path: string;
+  readonly content: string;
+}
+
+/** What the sanitizer needs to know about a checkout. */
+export interface SanitizeRequest {
+  readonly hiddenPaths: readonly string[];
+  readonly neutralize: readonly NeutralizeEntry[];
+}
+
+/** Facts recorded while sanitizing; the verifier checks them afterwards. */
+export interface SanitizeOutcome {
+  readonly originalSha: string;
+  readonly sanitizedSha: string;
+  readonly tree: string;
+  readonly objectFormat: "sha1" | "sha256";
+  /** Object ids (trees, blobs, gitlinks) found under the hidden paths in the original commit. */
+  readonly hiddenObjects: readonly string[];
+}
+
+/**
+ * Turn a checked-out clone into a parentless, ref-less, remote-less single-commit repository without the hidden
+ * paths. Trusts the clone to be private to this process; refuses symlinked components in any declared path.
+ */
+export async function sanitizeClone(
+  ctx: GitContext,
+  clone: string,
+  request: SanitizeRequest,
+): Promise<Result<SanitizeOutcome, DeclarationRejection>> {
+  await assertRealDirectory(clone, "checkout root");
+  await assertRealDirectory(join(clone, ".git"), ".git");
+  const originalSha = (await runGit(ctx, clone, ["rev-parse", "--verify", "HEAD^{commit}"])).stdout.trim();
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(originalSha)) {
+    throw new SanitizerError("SANITIZER_BAD_HEAD", `HEAD is not a 40/64-hex commit: ${originalSha.slice(0, 80)}`);
+  }
+  const objectFormatRaw = (await runGit(ctx, clone, ["rev-parse", "--show-object-format"])).stdout.trim();
+  const objectFormat = objectFormatRaw === "sha256" ? "sha256" : "sha1";
+  // Before any command reads the index or worktree: a config we did not write may define filter drivers
+  // (named by in-tree .gitattributes), hooks or fsmonitor that `-c` overrides cannot all reach.
+  await writeMinimalConfig(clone, objectFormat);
+  await rm(join(clone, ".git", "hooks"), { recursive: true, force: true });
+
+  const layout = await checkDeclaredLayout(clone, request);
+  if (!layout.ok) return layout;
+
+  const hiddenObjects = await collectHiddenObjects(ctx, clone, request.hiddenPaths);
+  await removeHiddenPaths(ctx, clone, request.hiddenPaths);
+  await neutralizeFiles(ctx, clone, request.neutralize);
+
+  const tree = (await runGit(ctx, clone, ["write-tree"])).stdout.trim();
+  const sanitizedSha = (
+    await runGit(
+      ctx,
+      clone,
+      [
+        "-c",
+        `user.name=${SANITIZED_COMMIT.name}`,
+        "-c",
+        `user.email=${SANITIZED_COMMIT.email}`,
+        "commit-tree",
+        tree,
+        "-m",
+        SANITIZED_COMMIT.message,
+      ],
+      { env: { GIT_AUTHOR_DATE: SANITIZED_COMMIT.date, GIT_COMMITTER_DATE: SANITIZED_COMMIT.date } },
+    )
+  ).stdout.trim();
+  // Compare-and-swap: if anything moved HEAD since we read it, the update fails instead of clobbering.
+  await runGit(ctx, clone, ["update-ref", "--no-deref", "HEAD", sanitizedSha, originalSha]);
+
+  await deleteAllRefs(ctx, clone);
+  await runGit(ctx, clone, ["reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all"]);
+  await removePseudoRefs(clone);
+  await pruneGitDirectory(clone, objectFormat);
+  await rebuildIndex(ctx, clone);
+  await runGit(ctx, clone, ["repack", "-a", "-d", "-q"], { long: true });
+  await runGit(ctx, clone, ["prune", "--expire=now"], { long: true });
+  await runGit(ctx, clone, ["prune-packed", "-q"], { long: true });
+  await runGit(ctx, clone, ["update-index", "-q", "--refresh"], { accept: [0, 1] });
+  return { ok: true, value: { originalSha, sanitizedSha, tree, objectFormat, hiddenObjects } };
+}
+
+async function assertRealDirectory(path: string, label: string): Promise<void> {
+  const stat = await lstat(path).catch(() => undefined);
+  if (stat === undefined || !stat.isDirectory()) throw new UnsafeLayoutError(path, `${label} must be a real directory`);
+}
+
+async function checkDeclaredLayout(clone: string, request: SanitizeRequest): Promise<Result<void, DeclarationRejection>> {
+  for (const [i, path] of request.hiddenPaths.entries()) {
+    const seen = await inspectRelativePath(clone, path);
+    if (seen.kind === "unsafe-parent") {
+      return reject(`hiddenPaths[${i}]`, `component ${seen.component} ${seen.reason}; refusing to delete through it`);
+    }
+  }
+  for (const [i, entry] of request.neutralize.entries()) {
+    const seen = await inspectRelativePath(clone, entry.path);
+    if (seen.kind === "unsafe-parent") {
+      return reject(`neutralize[${i}].path`, `component ${seen.component} ${seen.reason}`);
+    }
+    if (seen.kind === "directory" || seen.kind === "symlink" || seen.kind === "special") {
+      return reject(`neutralize[${i}].path`, `is a ${seen.kind}, expected a regular file or nothing`);
+    }
+  }
+  return { ok: true, value: undefined };
+}
+
+function reject(field: string, message: string): { ok: false; error: DeclarationRejection } {
+  return { ok: false, error: { kind: "invalid-declaration", field, message } };
+}
+
+async function collectHiddenObjects(ctx: GitContext, clone: string, hiddenPaths: readonly string[]): Promise<string[]> {
+  const ids = new Set<string>();
+  for (const path of hiddenPaths) {
+    const listed = await runGit(ctx, clone, ["ls-tree", "-r", "-t", "-z", "--format=%(objectname)", "HEAD", "--", path]);
+    for (const id of listed.stdout.split("\0")) if (id !== "") ids.add(id);
+  }
+  return [...ids].sort();
+}
+
+async function removeHiddenPaths(ctx: GitContext, clone: string, hiddenPaths: readonly string[]): Promise<void> {
+  if (hiddenPaths.length === 0) return;
+  await runGit(
+    ctx,
+    clone,
+    ["rm", "-r", "--force", "--quiet", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"],
+    { input: hiddenPaths.map((p) => `${p}\0`).join("") },
+  );
+  // Untracked or ignored leftovers are removed too; parents were checked to be real directories.
+  for (const path of hiddenPaths) await rm(join(clone, path), { recursive: true, force: true });
+}
+
+async function neutralizeFiles(ctx: GitContext, clone: string, entries: readonly NeutralizeEntry[]): Promise<void> {
+  for (const entry of entries) {
+    const seen = await inspectRelativePath(clone, entry.path);
+    const tracked = await runGit(ctx, clone, ["ls-files", "-z", "--", entry.path]);
+    if (seen.kind === "absent" && tracked.stdout === "") continue;
+    await writeFile(join(clone, entry.path), entry.content, { mode: 0o644 });
+    // --no-filters: the inert bytes are stored as given, never passed through a repo-declared clean filter.
+    const oid = (
+      await runGit(ctx, clone, ["hash-object", "-w", "--no-filters", "--stdin"], { input: entry.content })
+    ).stdout.trim();
+    await runGit(ctx, clone, ["update-index", "--add", "--cacheinfo", `100644,${oid},${entry.path}`]);
+  }
+}
+
+async function deleteAllRefs(ctx: GitContext, clone: string): Promise<void> {
+  const listed = await runGit(ctx, clone, ["for-each-ref", "--format=%(refname)"]);
+  const refs = listed.stdout.split("\n").filter((line) => line !== "");
+  if (refs.length > MAX_CLONE_REFS) {
+    throw new SanitizerError("SANITIZER_TOO_MANY_REFS", `clone has ${refs.length} refs (limit ${MAX_CLONE_REFS})`);
+  }
+  for (const ref of refs) {
+    if (!ref.startsWith("refs/") || /\s/.test(ref)) {
+      throw new SanitizerError("SANITIZER_BAD_REF", `unexpected ref name ${JSON.stringify(ref.slice(0, 200))}`);
+    }
+  }
+  if (refs.length > 0) {
+    await runGit(ctx, clone, ["update-ref", "--no-deref", "--stdin"], {
+      input: refs.map((ref) => `delete ${ref}\n`).join(""),
+    });
+  }
+  // Per-worktree refs (bisect, rewritten, worktree/*) are not always listed; the directories go wholesale.
+  await rm(join(clone, ".git", "refs"), { recursive: true, force: true });
+  await rm(join(clone, ".git", "packed-refs"), { force: true });
+  await mkdir(join(clone, ".git", "refs", "heads"), { recursive: true });
+  await mkdir(join(clone, ".git", "refs", "tags"), { recursive: true });
+}
+
+async function removePseudoRefs(clone: string): Promise<void> {
+  for (const name of PSEUDO_REFS) {
+    const path = join(clone, ".git", name);
+    const stat = await lstat(path).catch(() => undefined);
+    if (stat === undefined) continue;
+    if (!stat.isFile()) throw new UnsafeLayoutError(path, "pseudo-ref is not a regular file");
+    await rm(path);
+  }
+}
+
+async function pruneGitDirectory(clone: string, objectFormat: "sha1" | "sha256"): Promise<void> {
+  const gitDir = join(clone, ".git");
+  for (const name of await readdir(gitDir)) {
+    if (!KEPT_GIT_ENTRIES.has(name)) await rm(join(gitDir, name), { recursive: true, force: true });
+  }
+  await writeMinimalConfig(clone, objectFormat);
+  const objects = join(gitDir, "objects");
+  await rm(join(objects, "info"), { recursive: true, force: true });
+  await mkdir(join(objects, "info"));
+  const packDir = join(objects, "pack");
+  for (const name of await readdir(packDir).catch(() => [] as string[])) {
+    // .keep/.promisor/.mtimes would make repack retain a pack (and its unreachable objects) as-is.
+    if (!/\.(?:pack|idx)$/.test(name)) await rm(join(packDir, name), { recursive: true, force: true });
+  }
+}
+
+async function rebuildIndex(ctx: GitContext, clone: string): Promise<void> {
+  // Index extensions (cache-tree, resolve-undo, untracked cache) can name old objects and keep them alive.
+  await rm(join(clone, ".git", "index"), { force: true });
+  await runGit(ctx, clone, ["read-tree", "HEAD"]);
+}
+
+async function writeMinimalConfig(clone: string, objectFormat: "sha1" | "sha256"): Promise<void> {
+  // A fresh config drops remotes, branch tracking, includes, filters and anything else the clone carried.
+  const config =
+    objectFormat === "sha256"
+      ? "[core]\n\trepositoryformatversion = 1\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[extensions]\n\tobjectformat = sha256\n"
+      : "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
+  await writeFile(join(clone, ".git", "config"), config, { mode: 0o644 });
+}

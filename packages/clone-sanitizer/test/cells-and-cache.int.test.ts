@@ -1,0 +1,188 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  assertSelfContained,
+  createHostGitRunner,
+  createTemplateCache,
+  materializeCell,
+  removeTree,
+  type GitInvocation,
+  type GitOutcome,
+  type GitRunner,
+  type Template,
+} from "../src/index.js";
+import { commitAll, git, hasGit, initRepo, makeScratch, writeFiles } from "./helpers/git-fixture.js";
+
+const required = process.env.CI === "true";
+
+function countingRunner(inner: GitRunner): GitRunner & { clones: number } {
+  const wrapped = {
+    clones: 0,
+    async run(invocation: GitInvocation): Promise<GitOutcome> {
+      if (invocation.argv.includes("clone")) wrapped.clones += 1;
+      return inner.run(invocation);
+    },
+  };
+  return wrapped;
+}
+
+describe.skipIf(!hasGit() && !required)("template cache and cell copies", () => {
+  const host = createHostGitRunner();
+  let scratch: string;
+  let repo: string;
+  let sha: string;
+
+  beforeAll(() => {
+    scratch = makeScratch();
+    repo = initRepo(join(scratch, "repo"));
+    writeFiles(repo, { "src/a.ts": "export const a = 1;\n", "bin/run.sh": "#!/bin/sh\necho run\n", "secret/oracle.txt": "ORACLE\n" });
+    chmodSync(join(repo, "bin/run.sh"), 0o755);
+    sha = commitAll(repo, "base");
+  });
+  afterAll(async () => {
+    host.dispose();
+    await removeTree(scratch);
+  });
+
+  it("shares one build among concurrent requests for one key", async () => {
+    const runner = countingRunner(host);
+    const cache = createTemplateCache({ runner, parentDir: scratch });
+    const request = { repo, sha, hiddenPaths: ["secret"], neutralize: [] };
+    const results = await Promise.all([cache.acquire(request), cache.acquire({ ...request }), cache.acquire(request)]);
+    expect(runner.clones).toBe(1);
+    const paths = new Set(results.map((r) => (r.ok ? r.value.path : "failed")));
+    expect(paths.size).toBe(1);
+    expect(results.every((r) => r.ok)).toBe(true);
+    const other = await cache.acquire({ ...request, hiddenPaths: [] });
+    expect(runner.clones).toBe(2);
+    expect(other.ok && other.value.sanitizedSha).not.toBe(results[0]?.ok && results[0].value.sanitizedSha);
+    await cache.dispose();
+    expect(results[0]?.ok && existsSync(results[0].value.path)).toBe(false);
+  });
+
+  it("memoises a failure and never retries it, naming the cause", async () => {
+    const runner = countingRunner(host);
+    const cache = createTemplateCache({ runner, parentDir: scratch });
+    const missing = { repo: join(scratch, "no-such-repo"), sha, hiddenPaths: [], neutralize: [] };
+    const first = await cache.acquire(missing);
+    const second = await cache.acquire(missing);
+    expect(runner.clones).toBe(1);
+    expect(first.ok).toBe(false);
+    expect(second).toBe(first);
+    if (!first.ok) {
+      expect(first.error.code).toBe("SANITIZER_GIT_FAILED");
+      expect(first.error.message).toContain("no-such-repo");
+    }
+    await cache.dispose();
+  });
+
+  describe("materializeCell", () => {
+    let template: Template;
+    beforeAll(async () => {
+      const cache = createTemplateCache({ runner: host, parentDir: scratch });
+      const built = await cache.acquire({ repo, sha, hiddenPaths: ["secret"], neutralize: [] });
+      if (!built.ok) throw new Error(built.error.message);
+      template = built.value;
+    });
+
+    it("makes independent, self-contained copies with the sanitized HEAD", async () => {
+      const a = await materializeCell(template, { parentDir: scratch });
+      const b = await materializeCell(template, { parentDir: scratch });
+      expect(a.copyMethod).toBe("cp");
+      await assertSelfContained(a.path);
+      expect(git(a.path, ["rev-parse", "HEAD"])).toBe(template.sanitizedSha);
+      expect(statSync(join(a.path, "bin/run.sh")).mode & 0o111).not.toBe(0);
+      // A commit in one cell is invisible to the other cell and to the template.
+      writeFileSync(join(a.path, "src/a.ts"), "export const a = 2;\n");
+      git(a.path, ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qam", "agent work"]);
+      const newHead = git(a.path, ["rev-parse", "HEAD"]);
+      expect(spawnSync("git", ["cat-file", "-e", newHead], { cwd: b.path }).status).not.toBe(0);
+      expect(spawnSync("git", ["cat-file", "-e", newHead], { cwd: template.path }).status).not.toBe(0);
+      expect(readFileSync(join(b.path, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
+      expect(git(template.path, ["status", "--porcelain"])).toBe("");
+      await removeTree(a.path);
+      await removeTree(b.path);
+    });
+
+    it("falls back to a buffered copy after a genuine cp failure", async () => {
+      const cell = await materializeCell(template, { parentDir: scratch, cpPath: "/bin/false" });
+      expect(cell.copyMethod).toBe("buffered");
+      await assertSelfContained(cell.path);
+      expect(git(cell.path, ["status", "--porcelain"])).toBe("");
+      expect(git(cell.path, ["rev-parse", "HEAD"])).toBe(template.sanitizedSha);
+      await removeTree(cell.path);
+    });
+
+    it("does not fall back after a timeout or cancellation, and leaves nothing behind", async () => {
+      const slow = join(scratch, "slow-cp.sh");
+      writeFileSync(slow, "#!/bin/sh\nsleep 30\n", { mode: 0o755 });
+      const parent = join(scratch, "timeouts");
+      mkdirSync(parent);
+      await expect(materializeCell(template, { parentDir: parent, cpPath: slow, timeoutMs: 200 })).rejects.toMatchObject({
+        code: "SANITIZER_COPY_TIMEOUT",
+      });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      await expect(
+        materializeCell(template, { parentDir: parent, cpPath: slow, signal: controller.signal }),
+      ).rejects.toMatchObject({ code: "SANITIZER_COPY_CANCELLED" });
+      expect(spawnSync("ls", ["-A", parent], { encoding: "utf8" }).stdout).toBe("");
+    });
+
+    it("refuses a copy whose objects are hardlinked to the template", async () => {
+      const cell = await materializeCell(template, { parentDir: scratch });
+      const objectsDir = join(cell.path, ".git", "objects", "pack");
+      const pack = spawnSync("ls", [objectsDir], { encoding: "utf8" }).stdout.split("\n").find((n) => n.endsWith(".pack"));
+      if (pack === undefined) throw new Error("template has no pack");
+      spawnSync("ln", ["-f", join(template.path, ".git/objects/pack", pack), join(objectsDir, pack)]);
+      await expect(assertSelfContained(cell.path)).rejects.toMatchObject({ code: "SANITIZER_NOT_SELF_CONTAINED" });
+      mkdirSync(join(cell.path, ".git/objects/info"), { recursive: true });
+      await removeTree(cell.path);
+    });
+  });
+});
+
+describe("removeTree", () => {
+  it("removes a tree of 0555 directories and 0444 files", async () => {
+    const scratch = makeScratch();
+    const root = join(scratch, "cell");
+    writeFiles(root, { "a/b/c.txt": "x", "a/d.txt": "y" });
+    for (const dir of ["a/b", "a", "."]) chmodSync(join(root, dir), 0o555);
+    chmodSync(join(root, "a/b/c.txt"), 0o444);
+    await removeTree(root);
+    expect(existsSync(root)).toBe(false);
+    await removeTree(scratch);
+  });
+
+  it("works for a non-root owner, who cannot unlink inside 0555 directories without the chmod", () => {
+    if (process.getuid?.() !== 0) return;
+    const scratch = makeScratch();
+    chmodSync(scratch, 0o777);
+    const root = join(scratch, "cell");
+    writeFiles(root, { "a/b/c.txt": "x" });
+    spawnSync("chown", ["-R", "65534:65534", root]);
+    for (const dir of ["a/b", "a"]) chmodSync(join(root, dir), 0o555);
+    const module = JSON.stringify(join(import.meta.dirname, "..", "src", "remove-tree.ts"));
+    const script = `import(${module}).then((m) => m.removeTree(${JSON.stringify(root)})).catch((e) => { console.error(e); process.exit(1); });`;
+    const plainRm = spawnSync("rm", ["-rf", join(root, "a")], { uid: 65534, gid: 65534 });
+    expect(plainRm.status).not.toBe(0);
+    const tsx = join(import.meta.dirname, "..", "..", "..", "node_modules", ".bin", "tsx");
+    const ours = spawnSync(tsx, ["--eval", script], {
+      uid: 65534,
+      gid: 65534,
+      cwd: scratch,
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: scratch, TMPDIR: scratch },
+      encoding: "utf8",
+    });
+    expect(ours.stderr).toBe("");
+    expect(existsSync(root)).toBe(false);
+    spawnSync("rm", ["-rf", scratch]);
+  });
+
+  it("refuses relative paths and the root directory", async () => {
+    await expect(removeTree("relative/path")).rejects.toMatchObject({ code: "SANITIZER_CLEANUP_FAILED" });
+    await expect(removeTree("/")).rejects.toMatchObject({ code: "SANITIZER_CLEANUP_FAILED" });
+  });
+});

@@ -1,0 +1,207 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createHostGitRunner,
+  DEFAULT_GIT_TIMEOUTS,
+  prepareTemplate,
+  removeTree,
+  sanitizeClone,
+  SANITIZED_COMMIT,
+  verifySanitizedClone,
+  type GitContext,
+  type Template,
+} from "../src/index.js";
+import { buildAdversarialRepo, HIDDEN, polluteClone, SECRETS, type AdversarialRepo } from "./helpers/adversarial-repo.js";
+import { blobId, commitAll, git, hasGit, initRepo, makeScratch, writeFiles } from "./helpers/git-fixture.js";
+import { countAllCommits, objectExists, recoverableText, unreachableReport } from "./helpers/recover.js";
+
+const required = process.env.CI === "true";
+const gitPresent = hasGit();
+
+describe.skipIf(!gitPresent && !required)("prepareTemplate on an adversarial history", () => {
+  const runner = createHostGitRunner();
+  let scratch: string;
+  let source: AdversarialRepo;
+  let template: Template;
+
+  beforeAll(async () => {
+    scratch = makeScratch();
+    source = buildAdversarialRepo(scratch);
+    const built = await prepareTemplate(
+      { repo: source.repo, sha: source.target, hiddenPaths: [...HIDDEN], neutralize: [] },
+      { runner, parentDir: scratch },
+    );
+    if (!built.ok) throw new Error(JSON.stringify(built.error));
+    template = built.value;
+  });
+  afterAll(async () => {
+    runner.dispose();
+    await removeTree(scratch);
+  });
+
+  it("had every secret recoverable in the source before sanitizing (control)", () => {
+    const text = recoverableText(source.repo);
+    for (const secret of Object.values(SECRETS)) expect(text, secret).toContain(secret);
+  });
+
+  it.each(Object.entries(SECRETS))("leaves no trace of the %s secret in the template", (_where, secret) => {
+    expect(recoverableText(template.path)).not.toContain(secret);
+  });
+
+  it("makes the original commit, the future fix and the submodule target unreadable", () => {
+    expect(objectExists(template.path, source.target)).toBe(false);
+    expect(objectExists(template.path, source.future)).toBe(false);
+    expect(objectExists(template.path, source.submoduleCommit)).toBe(false);
+    expect(objectExists(template.path, blobId(template.path, `// ${SECRETS.target}\n`))).toBe(false);
+  });
+
+  it("keeps exactly one parentless commit, no refs, no remotes and nothing unreachable", () => {
+    expect(countAllCommits(template.path)).toBe(1);
+    expect(git(template.path, ["for-each-ref"])).toBe("");
+    expect(git(template.path, ["remote"])).toBe("");
+    expect(git(template.path, ["show", "-s", "--format=%P", "HEAD"])).toBe("");
+    expect(unreachableReport(template.path)).toBe("");
+    expect(git(template.path, ["status", "--porcelain=v1", "--untracked-files=all"])).toBe("");
+  });
+
+  it("keeps the visible files, including a blob whose bytes a hidden file shared", () => {
+    expect(git(template.path, ["ls-files"]).split("\n").sort()).toEqual(["README.md", "shared.txt", "src/app.ts", "vendor/sub"]);
+    expect(existsSync(join(template.path, "eval"))).toBe(false);
+    expect(git(template.path, ["show", "HEAD:src/app.ts"])).toBe("export const answer = 42;");
+  });
+
+  it("commits with the fixed identity, date and message", () => {
+    expect(git(template.path, ["show", "-s", "--format=%an|%ae|%cn|%ce|%aI|%cI|%s", "HEAD"])).toBe(
+      `${SANITIZED_COMMIT.name}|${SANITIZED_COMMIT.email}|${SANITIZED_COMMIT.name}|${SANITIZED_COMMIT.email}|2000-01-01T00:00:00+00:00|2000-01-01T00:00:00+00:00|${SANITIZED_COMMIT.message}`,
+    );
+    expect(template.sanitizedSha).toBe(git(template.path, ["rev-parse", "HEAD"]));
+    expect(template.manifestDigest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("yields the same sanitized sha and manifest digest on a second build, matching an independent computation", async () => {
+    const again = await prepareTemplate(
+      { repo: source.repo, sha: source.target, hiddenPaths: [...HIDDEN].reverse(), neutralize: [] },
+      { runner, parentDir: scratch },
+    );
+    if (!again.ok) throw new Error(JSON.stringify(again.error));
+    expect(again.value.path).not.toBe(template.path);
+    expect(again.value.sanitizedSha).toBe(template.sanitizedSha);
+    expect(again.value.manifestDigest).toBe(template.manifestDigest);
+    // Independently: the target tree minus the hidden paths, committed with the spec's identity and date.
+    const index = join(scratch, "independent-index");
+    const env = {
+      ...process.env,
+      GIT_INDEX_FILE: index,
+      GIT_AUTHOR_NAME: SANITIZED_COMMIT.name,
+      GIT_AUTHOR_EMAIL: SANITIZED_COMMIT.email,
+      GIT_COMMITTER_NAME: SANITIZED_COMMIT.name,
+      GIT_COMMITTER_EMAIL: SANITIZED_COMMIT.email,
+      GIT_AUTHOR_DATE: SANITIZED_COMMIT.date,
+      GIT_COMMITTER_DATE: SANITIZED_COMMIT.date,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+    };
+    const run = (args: string[]) => execFileSync("git", args, { cwd: source.repo, env, encoding: "utf8" }).trim();
+    run(["read-tree", source.target]);
+    run(["rm", "-r", "-q", "--cached", "--", ...HIDDEN]);
+    const tree = run(["write-tree"]);
+    const expected = run(["commit-tree", tree, "-m", SANITIZED_COMMIT.message]);
+    expect(template.sanitizedSha).toBe(expected);
+    await removeTree(again.value.path);
+  });
+});
+
+describe.skipIf(!gitPresent && !required)("sanitizeClone on a polluted clone", () => {
+  it("removes tags, stash, notes, reflogs, replace refs, packed refs, dangling blobs, worktrees and .git debris", async () => {
+    const scratch = makeScratch();
+    const runner = createHostGitRunner();
+    try {
+      const source = buildAdversarialRepo(scratch);
+      const clone = join(scratch, "plain-clone");
+      git(scratch, ["clone", "-q", source.repo, clone]);
+      git(clone, ["checkout", "-q", "--detach", source.target]);
+      polluteClone(clone, scratch, source.target);
+      const before = recoverableText(clone);
+      for (const secret of [SECRETS.tag, SECRETS.stash, SECRETS.note, SECRETS.reflog, SECRETS.replace, SECRETS.dangling, SECRETS.worktree, SECRETS.worktreeIndex, SECRETS.packedRef]) {
+        expect(before, `control: ${secret}`).toContain(secret);
+      }
+      const ctx: GitContext = { runner, timeouts: DEFAULT_GIT_TIMEOUTS };
+      const outcome = await sanitizeClone(ctx, clone, { hiddenPaths: [...HIDDEN], neutralize: [] });
+      if (!outcome.ok) throw new Error(JSON.stringify(outcome.error));
+      await verifySanitizedClone(ctx, clone, outcome.value, HIDDEN);
+      const after = recoverableText(clone);
+      for (const secret of Object.values(SECRETS)) expect(after, secret).not.toContain(secret);
+      expect(countAllCommits(clone)).toBe(1);
+      expect(outcome.value.originalSha).toBe(source.target);
+    } finally {
+      runner.dispose();
+      await removeTree(scratch);
+    }
+  });
+});
+
+describe.skipIf(!gitPresent && !required)("prepareTemplate refusals", () => {
+  const runner = createHostGitRunner();
+  let scratch: string;
+  let repo: string;
+  let sha: string;
+
+  beforeAll(() => {
+    scratch = makeScratch();
+    repo = initRepo(join(scratch, "repo"));
+    writeFiles(repo, { "real/harness/x.txt": "x\n", "cfg/.gitnexusrc": "{\"evil\":true}\n", "a.txt": "a\n" });
+    symlinkSync("real", join(repo, "eval"));
+    sha = commitAll(repo, "with a symlinked eval");
+  });
+  afterAll(async () => {
+    runner.dispose();
+    await removeTree(scratch);
+  });
+
+  it.each([
+    [{ hiddenPaths: ["../outside"] }, "hiddenPaths[0]"],
+    [{ hiddenPaths: ["ok", "/abs"] }, "hiddenPaths[1]"],
+    [{ hiddenPaths: [".git/config"] }, "hiddenPaths[0]"],
+    [{ hiddenPaths: ["a/./b"] }, "hiddenPaths[0]"],
+    [{ hiddenPaths: ["x"], neutralize: [{ path: "x/y", content: "" }] }, "neutralize[0].path"],
+    [{ hiddenPaths: [], neutralize: [{ path: "..", content: "" }] }, "neutralize[0].path"],
+  ])("refuses %j naming %s", async (decl, field) => {
+    const built = await prepareTemplate({ repo, sha, neutralize: [], ...decl }, { runner, parentDir: scratch });
+    expect(built.ok).toBe(false);
+    if (!built.ok) {
+      expect(built.error.kind).toBe("invalid-declaration");
+      if (built.error.kind === "invalid-declaration") expect(built.error.field).toBe(field);
+    }
+  });
+
+  it("refuses a hidden path reached through a committed symlink, naming the field, and leaves no directory", async () => {
+    const built = await prepareTemplate(
+      { repo, sha, hiddenPaths: ["a.txt", "eval/harness"], neutralize: [] },
+      { runner, parentDir: scratch },
+    );
+    expect(built).toMatchObject({ ok: false, error: { kind: "invalid-declaration", field: "hiddenPaths[1]" } });
+    expect(execFileSync("ls", [scratch], { encoding: "utf8" })).not.toContain("wfbench-template-");
+  });
+
+  it("reports an unknown commit as ref-not-found", async () => {
+    const built = await prepareTemplate(
+      { repo, sha: "0".repeat(40), hiddenPaths: [], neutralize: [] },
+      { runner, parentDir: scratch },
+    );
+    expect(built).toMatchObject({ ok: false, error: { kind: "ref-not-found" } });
+  });
+
+  it("replaces a neutralized file with inert bytes in the commit and on disk", async () => {
+    const built = await prepareTemplate(
+      { repo, sha, hiddenPaths: [], neutralize: [{ path: "cfg/.gitnexusrc", content: "{}\n" }, { path: "absent.rc", content: "" }] },
+      { runner, parentDir: scratch },
+    );
+    if (!built.ok) throw new Error(JSON.stringify(built.error));
+    expect(git(built.value.path, ["show", "HEAD:cfg/.gitnexusrc"])).toBe("{}");
+    expect(recoverableText(built.value.path)).not.toContain("evil");
+    expect(existsSync(join(built.value.path, "absent.rc"))).toBe(false);
+    await removeTree(built.value.path);
+  });
+});
