@@ -1,0 +1,239 @@
+import { spawn } from "node:child_process";
+import { readdir, readFile, readlink } from "node:fs/promises";
+import type { Readable, Writable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import { BWRAP_FDS, buildBwrapArgv, buildBwrapCommandLine, encodeArgsFile, parseSandboxPolicy, type HostLayout } from "./build-argv.js";
+import { checkMountSources, detectHostLayout } from "./check-mount-sources.js";
+import { compileSeccompFilter } from "./compile-seccomp.js";
+import {
+  DEFAULT_GRACE_MS,
+  DEFAULT_MAX_STDOUT_BYTES,
+  DEFAULT_STDERR_TAIL_BYTES,
+  type RunOptions,
+  type SandboxRunResult,
+  type SandboxRunState,
+} from "./run-result.js";
+import { BwrapStatusRecordSchema, type SandboxPolicy, type SandboxPolicyInput } from "./schema.js";
+import { superviseChild } from "./supervise-process.js";
+
+/** Default bwrap binary (Debian's package path). */
+export const DEFAULT_BWRAP_PATH = "/usr/bin/bwrap";
+
+/** Options of a bwrap run: the shared run options plus where bwrap is and which seccomp table to use. */
+export interface BwrapRunOptions extends RunOptions {
+  readonly bwrapPath?: string;
+  /** Overrides the detected /usr layout of the host (merged-/usr symlinks vs real directories). */
+  readonly hostLayout?: HostLayout;
+  /** Node `process.arch` naming the seccomp table (default: the running arch); unknown arches fail closed. */
+  readonly arch?: string;
+}
+
+let cachedLayout: Promise<HostLayout> | null = null;
+// The host's /usr layout does not change while the harness runs; read it once.
+function hostLayoutOnce(): Promise<HostLayout> {
+  cachedLayout ??= detectHostLayout();
+  return cachedLayout;
+}
+
+/** What bwrap reported on --json-status-fd. */
+interface BwrapStatus {
+  childPid: number | null;
+  pidNamespace: number | null;
+  exitCode: number | null;
+}
+
+function parseStatus(text: string): BwrapStatus {
+  const status: BwrapStatus = { childPid: null, pidNamespace: null, exitCode: null };
+  // bwrap writes one JSON document per line; anything unparsable is ignored rather than trusted.
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const record = BwrapStatusRecordSchema.safeParse(value);
+    if (!record.success) continue;
+    const data = record.data as Record<string, unknown>;
+    if (typeof data["exit-code"] === "number") status.exitCode = data["exit-code"];
+    if (typeof data["child-pid"] === "number") status.childPid = data["child-pid"];
+    if (typeof data["pid-namespace"] === "number") status.pidNamespace = data["pid-namespace"];
+  }
+  return status;
+}
+
+/** True while `pid` is still the running init of the sandbox's pid namespace (guards against pid reuse). */
+async function isSandboxInitAlive(pid: number, pidNamespace: number | null): Promise<boolean> {
+  try {
+    const link = await readlink(`/proc/${pid}/ns/pid`);
+    if (pidNamespace !== null && link !== `pid:[${pidNamespace}]`) return false;
+    // A zombie has already had its namespace torn down; whoever adopted it reaps it in its own time.
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+async function listChildren(pid: number): Promise<number[]> {
+  const pids: number[] = [];
+  try {
+    for (const tid of await readdir(`/proc/${pid}/task`)) {
+      const text = await readFile(`/proc/${pid}/task/${tid}/children`, "utf8").catch(() => "");
+      for (const part of text.split(/\s+/)) if (/^\d+$/.test(part)) pids.push(Number(part));
+    }
+  } catch {
+    // The init already exited: nothing left to signal.
+  }
+  return pids;
+}
+
+function safeKill(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+function setupFailure(started: number, setupError: string, stderrTail = ""): SandboxRunResult {
+  return {
+    backend: "bwrap",
+    state: "sandbox-setup-failure",
+    ok: false,
+    exitCode: null,
+    signal: null,
+    stdout: Buffer.alloc(0),
+    stdoutOverflow: false,
+    stderrTail,
+    durationMs: Date.now() - started,
+    setupError,
+  };
+}
+
+/**
+ * Runs `argv` inside bwrap under `policy` and always returns a terminal state. Trusts bwrap and the kernel;
+ * never trusts the command: no exit record on the status fd means the sandbox failed, whatever bwrap's exit code.
+ * Mount sources are checked first (a bad one is `sandbox-setup-failure`, nothing is spawned).
+ * @throws {SandboxPolicyError} for a policy or argv the schema refuses.
+ * @throws {SeccompUnsupportedArchError} on an architecture without a syscall table.
+ */
+export async function runSandboxed(
+  policyInput: SandboxPolicyInput | SandboxPolicy,
+  argv: readonly string[],
+  options: BwrapRunOptions,
+): Promise<SandboxRunResult> {
+  const started = Date.now();
+  const policy = parseSandboxPolicy(policyInput);
+  const commandLine = buildBwrapCommandLine(argv);
+  const filter = compileSeccompFilter(options.arch ?? process.arch);
+  const argsFile = encodeArgsFile(buildBwrapArgv(policy, options.hostLayout ?? (await hostLayoutOnce())));
+  if (options.signal?.aborted === true) {
+    return { ...setupFailure(started, "cancelled before start"), state: "cancelled" };
+  }
+  const sources = await checkMountSources(policy);
+  if (!sources.ok) return setupFailure(started, sources.error.join("; "));
+  return spawnBwrap(options.bwrapPath ?? DEFAULT_BWRAP_PATH, argsFile, filter, commandLine, options, started);
+}
+
+/** Spawns bwrap with prepared args/seccomp bytes and supervises it; exported for tests of bwrap's own failures. */
+export async function spawnBwrap(
+  bwrapPath: string,
+  argsFile: Buffer,
+  filter: Buffer,
+  commandLine: readonly string[],
+  options: RunOptions,
+  started = Date.now(),
+): Promise<SandboxRunResult> {
+  const child = spawn(bwrapPath, commandLine, {
+    detached: true,
+    env: {},
+    stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe"],
+  });
+  const statusChunks: Buffer[] = [];
+  const stdio: ReadonlyArray<Readable | Writable | null | undefined> = child.stdio;
+  const statusStream = stdio[BWRAP_FDS.status];
+  const status = (): BwrapStatus => parseStatus(Buffer.concat(statusChunks).toString("utf8"));
+  statusStream?.on("data", (chunk: Buffer) => statusChunks.push(chunk));
+  statusStream?.on("error", () => undefined);
+  for (const [fd, bytes] of [
+    [BWRAP_FDS.args, argsFile],
+    [BWRAP_FDS.seccomp, filter],
+  ] as const) {
+    const stream = stdio[fd];
+    // bwrap closing its end early (e.g. it died) is reported by the missing exit record, not here.
+    stream?.on("error", () => undefined);
+    if (stream !== null && stream !== undefined && "end" in stream) stream.end(bytes);
+  }
+
+  const outcome = await superviseChild(child, {
+    stdin: options.stdin,
+    timeoutMs: options.timeoutMs,
+    graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
+    signal: options.signal,
+    maxStdoutBytes: options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES,
+    stderrTailBytes: options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES,
+    onStdout: options.onStdout,
+    stopGracefully: () => {
+      const { childPid } = status();
+      // Before the namespace init exists there is no command to ask politely.
+      if (childPid === null) throw new Error("sandbox not started yet");
+      void listChildren(childPid).then((pids) => {
+        if (pids.length === 0) killGroup();
+        for (const pid of pids) safeKill(pid, "SIGTERM");
+      });
+    },
+    killHard: () => killGroup(),
+  });
+  function killGroup(): void {
+    if (child.pid !== undefined) safeKill(-child.pid, "SIGKILL");
+    const { childPid, pidNamespace } = status();
+    if (childPid !== null)
+      void isSandboxInitAlive(childPid, pidNamespace).then((alive) => alive && safeKill(childPid, "SIGKILL"));
+  }
+
+  const final = status();
+  let setupError: string | null = null;
+  let state: SandboxRunState;
+  if (outcome.spawnError !== null) {
+    state = "spawn-failure";
+    setupError = `cannot start ${bwrapPath}: ${outcome.spawnError.message}`;
+  } else if (outcome.stopReason === "cancel") state = "cancelled";
+  else if (outcome.stopReason === "timeout") state = outcome.hardKilled ? "forced-kill" : "timeout";
+  else if (final.exitCode === null) {
+    state = "sandbox-setup-failure";
+    setupError = `bwrap exited ${outcome.exitCode ?? outcome.signal ?? "?"} without an exit record: the command never ran`;
+  } else if (outcome.stdinError !== null) state = "input-failure";
+  else state = "exited";
+
+  // --die-with-parent makes the kernel tear the pid namespace down; confirm it rather than assume it.
+  if (final.childPid !== null && (await waitForInitGone(final.childPid, final.pidNamespace)) === false) {
+    state = "cleanup-failure";
+    setupError = `sandbox init ${final.childPid} survived the run`;
+  }
+  if (outcome.stdioStuck && state === "exited") state = "cleanup-failure";
+
+  return {
+    backend: "bwrap",
+    state,
+    ok: state === "exited" && final.exitCode === 0,
+    exitCode: final.exitCode ?? (state === "sandbox-setup-failure" ? null : outcome.exitCode),
+    signal: outcome.signal,
+    stdout: outcome.stdout,
+    stdoutOverflow: outcome.stdoutOverflow,
+    stderrTail: outcome.stderrTail,
+    durationMs: Date.now() - started,
+    setupError,
+  };
+}
+
+async function waitForInitGone(pid: number, pidNamespace: number | null): Promise<boolean> {
+  for (let attempt = 0; attempt < 40; attempt += 1) {
+    if (!(await isSandboxInitAlive(pid, pidNamespace))) return true;
+    if (attempt === 20) safeKill(pid, "SIGKILL");
+    await sleep(50);
+  }
+  return !(await isSandboxInitAlive(pid, pidNamespace));
+}

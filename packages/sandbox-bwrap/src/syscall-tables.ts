@@ -1,0 +1,141 @@
+/** Syscalls the sandbox denies with EPERM; every name must exist in every architecture table below. */
+export const DENIED_SYSCALLS = [
+  "ptrace",
+  "process_vm_writev",
+  "mount",
+  "umount2",
+  "pivot_root",
+  "chroot",
+  "unshare",
+  "setns",
+  "add_key",
+  "request_key",
+  "keyctl",
+  "io_uring_setup",
+  "io_uring_enter",
+  "io_uring_register",
+  "bpf",
+  "perf_event_open",
+  "userfaultfd",
+  "open_tree",
+  "move_mount",
+  "fsopen",
+  "fsconfig",
+  "fsmount",
+  "fspick",
+  "mount_setattr",
+  "kexec_load",
+  "kexec_file_load",
+  "init_module",
+  "finit_module",
+  "delete_module",
+  "acct",
+  "quotactl",
+  "swapon",
+  "swapoff",
+  "reboot",
+] as const;
+
+/** A syscall name the filter needs a number for. */
+export type FilteredSyscall = (typeof DENIED_SYSCALLS)[number] | "clone" | "clone3" | "ioctl";
+
+/** One architecture's view of the filter: its AUDIT_ARCH value and syscall numbers. */
+export interface SyscallTable {
+  readonly auditArch: number;
+  /** x86_64 also answers x32 syscalls (nr | 0x40000000) through the same arch value; they are killed. */
+  readonly x32Bit: number | null;
+  readonly numbers: Readonly<Record<FilteredSyscall, number>>;
+}
+
+// Numbers from the kernel's arch/x86/entry/syscalls/syscall_64.tbl (64-bit ABI only).
+const X86_64: SyscallTable = {
+  auditArch: 0xc000003e,
+  x32Bit: 0x40000000,
+  numbers: {
+    ioctl: 16,
+    clone: 56,
+    ptrace: 101,
+    pivot_root: 155,
+    chroot: 161,
+    acct: 163,
+    mount: 165,
+    umount2: 166,
+    swapon: 167,
+    swapoff: 168,
+    reboot: 169,
+    init_module: 175,
+    delete_module: 176,
+    quotactl: 179,
+    kexec_load: 246,
+    add_key: 248,
+    request_key: 249,
+    keyctl: 250,
+    unshare: 272,
+    perf_event_open: 298,
+    setns: 308,
+    process_vm_writev: 311,
+    finit_module: 313,
+    kexec_file_load: 320,
+    bpf: 321,
+    userfaultfd: 323,
+    io_uring_setup: 425,
+    io_uring_enter: 426,
+    io_uring_register: 427,
+    open_tree: 428,
+    move_mount: 429,
+    fsopen: 430,
+    fsconfig: 431,
+    fsmount: 432,
+    fspick: 433,
+    clone3: 435,
+    mount_setattr: 442,
+  },
+};
+
+// Numbers from include/uapi/asm-generic/unistd.h, which arm64 uses unchanged.
+const AARCH64: SyscallTable = {
+  auditArch: 0xc00000b7,
+  x32Bit: null,
+  numbers: {
+    ioctl: 29,
+    umount2: 39,
+    mount: 40,
+    pivot_root: 41,
+    chroot: 51,
+    quotactl: 60,
+    acct: 89,
+    unshare: 97,
+    kexec_load: 104,
+    init_module: 105,
+    delete_module: 106,
+    ptrace: 117,
+    reboot: 142,
+    add_key: 217,
+    request_key: 218,
+    keyctl: 219,
+    clone: 220,
+    swapon: 224,
+    swapoff: 225,
+    perf_event_open: 241,
+    setns: 268,
+    process_vm_writev: 271,
+    finit_module: 273,
+    bpf: 280,
+    userfaultfd: 282,
+    kexec_file_load: 294,
+    io_uring_setup: 425,
+    io_uring_enter: 426,
+    io_uring_register: 427,
+    open_tree: 428,
+    move_mount: 429,
+    fsopen: 430,
+    fsconfig: 431,
+    fsmount: 432,
+    fspick: 433,
+    clone3: 435,
+    mount_setattr: 442,
+  },
+};
+
+/** Syscall tables keyed by Node's `process.arch`; anything absent here has no filter and must fail closed. */
+export const SYSCALL_TABLES: Readonly<Record<string, SyscallTable>> = { x64: X86_64, arm64: AARCH64 };
