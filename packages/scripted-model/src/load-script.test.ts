@@ -1,0 +1,166 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { formatFieldPath, loadScript, parseScript } from "./load-script.js";
+
+const goodTurn = "      - content: [{ type: text, text: hi }]\n        usage: { input_tokens: 1, output_tokens: 2 }\n";
+const goodScript = `version: 1\ntrajectories:\n  - name: t\n    match: { contains: MARK }\n    turns:\n${goodTurn}`;
+
+describe("parseScript", () => {
+  it("accepts a minimal script and fills the defaults", () => {
+    const result = parseScript(goodScript, "inline.yaml");
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const turn = result.value.trajectories[0]?.turns[0];
+    expect(turn?.usage).toEqual({ input_tokens: 1, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
+    expect(turn?.usage_at).toBe("message_delta");
+    expect(turn?.faults).toEqual([]);
+    expect(result.value.trajectories[0]?.match.in).toBe("any");
+  });
+
+  it("accepts JSON as well as YAML", () => {
+    const json = JSON.stringify({
+      version: 1,
+      trajectories: [{ name: "j", match: { regex: "^x" }, turns: [{ content: [{ type: "text", text: "a" }], usage: { input_tokens: 0, output_tokens: 0 } }] }],
+    });
+    expect(parseScript(json, "inline.json").ok).toBe(true);
+  });
+
+  const badCases: ReadonlyArray<{ name: string; text: string; path: string; fragment: RegExp }> = [
+    { name: "wrong version", text: goodScript.replace("version: 1", "version: 2"), path: "version", fragment: /1/ },
+    { name: "no trajectories", text: "version: 1\ntrajectories: []\n", path: "trajectories", fragment: /./ },
+    {
+      name: "misspelt key in a turn",
+      text: goodScript.replace("usage:", "usgae: { input_tokens: 1, output_tokens: 1 }\n        usage:"),
+      path: "trajectories[0].turns[0]",
+      fragment: /usgae/,
+    },
+    {
+      name: "negative usage figure",
+      text: goodScript.replace("input_tokens: 1", "input_tokens: -1"),
+      path: "trajectories[0].turns[0].usage.input_tokens",
+      fragment: />=\s*0|too small/i,
+    },
+    {
+      name: "tool_use without a name",
+      text: goodScript.replace("{ type: text, text: hi }", "{ type: tool_use, input: {} }"),
+      path: "trajectories[0].turns[0].content[0].name",
+      fragment: /./,
+    },
+    {
+      name: "unknown block type",
+      text: goodScript.replace("type: text", "type: image"),
+      path: "trajectories[0].turns[0].content[0].type",
+      fragment: /./,
+    },
+    {
+      name: "match rule without contains or regex",
+      text: goodScript.replace("{ contains: MARK }", "{ in: system }"),
+      path: "trajectories[0].match",
+      fragment: /contains.*regex/,
+    },
+    {
+      name: "regex that does not compile",
+      text: goodScript.replace("{ contains: MARK }", '{ regex: "(unclosed" }'),
+      path: "trajectories[0].match.regex",
+      fragment: /invalid regular expression/,
+    },
+    {
+      name: "unknown fault kind",
+      text: goodScript.replace("usage: {", "faults: [{ kind: explode }]\n        usage: {"),
+      path: "trajectories[0].turns[0].faults[0].kind",
+      fragment: /./,
+    },
+    {
+      name: "http fault with a 2xx status",
+      text: goodScript.replace("usage: {", "faults: [{ kind: http_error, status: 200 }]\n        usage: {"),
+      path: "trajectories[0].turns[0].faults[0].status",
+      fragment: /./,
+    },
+    {
+      name: "duplicate trajectory names",
+      text: `${goodScript}  - name: t\n    match: { contains: OTHER }\n    turns:\n${goodTurn}`,
+      path: "trajectories[1].name",
+      fragment: /duplicate trajectory name "t"/,
+    },
+    {
+      name: "duplicate explicit tool ids",
+      text: goodScript.replace(
+        "{ type: text, text: hi }",
+        "{ type: tool_use, name: A, input: {}, id: toolu_1 }, { type: tool_use, name: B, input: {}, id: toolu_1 }",
+      ),
+      path: "trajectories[0].turns[0].content[1].id",
+      fragment: /duplicate tool_use id/,
+    },
+    { name: "YAML syntax error", text: "version: 1\ntrajectories: [\n", path: "line", fragment: /./ },
+    { name: "duplicate YAML key", text: `version: 1\n${goodScript}`, path: "line", fragment: /./ },
+  ];
+
+  it.each(badCases)("refuses $name, naming the file and the field path", ({ text, path, fragment }) => {
+    const result = parseScript(text, "scripts/broken.yaml");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.file).toBe("scripts/broken.yaml");
+    expect(result.error.message).toContain("scripts/broken.yaml");
+    const issue = result.error.issues.find((candidate) => candidate.path.startsWith(path));
+    expect(issue, JSON.stringify(result.error.issues)).toBeDefined();
+    expect(`${issue?.path} ${issue?.message}`).toMatch(fragment);
+    expect(result.error.message).toContain(issue?.path ?? "");
+  });
+});
+
+describe("loadScript", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "scripted-model-load-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("loads a file and names it when refusing", async () => {
+    const good = join(dir, "good.yaml");
+    const bad = join(dir, "bad.yaml");
+    await writeFile(good, goodScript);
+    await writeFile(bad, goodScript.replace("output_tokens: 2", "output_tokens: two"));
+    expect((await loadScript(good)).ok).toBe(true);
+    const refused = await loadScript(bad);
+    expect(refused.ok).toBe(false);
+    if (refused.ok) return;
+    expect(refused.error.kind).toBe("schema");
+    expect(refused.error.file).toBe(bad);
+    expect(refused.error.issues.map((issue) => issue.path)).toContain("trajectories[0].turns[0].usage.output_tokens");
+  });
+
+  it("returns an unreadable refusal for a missing file instead of throwing", async () => {
+    const missing = join(dir, "missing.yaml");
+    const result = await loadScript(missing);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.kind).toBe("unreadable");
+    expect(result.error.message).toContain(missing);
+    expect(result.error.message).toContain("ENOENT");
+  });
+
+  it("accepts the complete example in the README", async () => {
+    const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
+    const example = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    const result = parseScript(example ?? "", "README.md");
+    expect(result.ok, result.ok ? "" : result.error.message).toBe(true);
+    if (result.ok) expect(result.value.trajectories[0]?.turns[0]?.faults.map((fault) => fault.kind)).toEqual(["http_error", "stream_error", "omit_content_block_stop", "delay"]);
+  });
+
+  it("loads the shipped example scripts", async () => {
+    const result = await loadScript(new URL("../scripts/smoke-skill-write-bash.yaml", import.meta.url).pathname);
+    expect(result.ok, result.ok ? "" : result.error.message).toBe(true);
+  });
+});
+
+describe("formatFieldPath", () => {
+  it("renders keys and indexes", () => {
+    expect(formatFieldPath(["trajectories", 0, "turns", 2, "usage"])).toBe("trajectories[0].turns[2].usage");
+    expect(formatFieldPath([])).toBe("(root)");
+  });
+});

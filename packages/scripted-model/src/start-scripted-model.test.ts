@@ -1,0 +1,497 @@
+import { createHash } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Anthropic, { APIError } from "@anthropic-ai/sdk";
+import stableStringify from "fast-json-stable-stringify";
+import { Agent, fetch as undiciFetch } from "undici";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isScriptedModelError } from "./errors.js";
+import { parseScript } from "./load-script.js";
+import type { RequestLogEntry } from "./request-log.js";
+import type { Script, ScriptInput } from "./schema.js";
+import { startScriptedModel, type ScriptedModelServer } from "./start-scripted-model.js";
+
+function buildScript(input: ScriptInput): Script {
+  const result = parseScript(JSON.stringify(input), "test-inline.json");
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
+}
+
+const toolTurn = {
+  content: [
+    { type: "text" as const, text: "Let me look — ünïcode 🚀 included." },
+    { type: "tool_use" as const, name: "Bash", input: { command: "ls -la", description: "list" } },
+  ],
+  usage: { input_tokens: 120, output_tokens: 33, cache_read_input_tokens: 7, cache_creation_input_tokens: 11 },
+};
+const finalTurn = {
+  content: [{ type: "text" as const, text: "All done." }],
+  usage: { input_tokens: 200, output_tokens: 5 },
+};
+
+const baseScript: ScriptInput = {
+  version: 1,
+  trajectories: [
+    { name: "by-system", match: { contains: "SYSTEM-MARK", in: "system" }, turns: [finalTurn] },
+    { name: "by-user", match: { contains: "USER-MARK", in: "first_user" }, turns: [toolTurn, finalTurn] },
+    { name: "by-regex", match: { regex: "ticket #\\d{4}\\b" }, turns: [{ ...finalTurn, content: [{ type: "text", text: "regex" }] }] },
+  ],
+};
+
+interface Harness {
+  server: ScriptedModelServer;
+  client: Anthropic;
+  dir: string;
+  logPath: string;
+}
+
+let harness: Harness | null = null;
+let dir = "";
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "scripted-model-server-"));
+});
+
+afterEach(async () => {
+  await harness?.server.close();
+  harness = null;
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function start(input: ScriptInput = baseScript): Promise<Harness> {
+  const logPath = join(dir, "requests.jsonl");
+  const server = await startScriptedModel({ script: buildScript(input), listen: { host: "127.0.0.1", port: 0 }, requestLogPath: logPath });
+  const client = new Anthropic({ apiKey: "sk-test-SECRET-VALUE-123", baseURL: server.baseUrl, maxRetries: 0 });
+  harness = { server, client, dir, logPath };
+  return harness;
+}
+
+function userAsks(text: string): Anthropic.MessageParam[] {
+  return [{ role: "user", content: [{ type: "text", text: "<system-reminder>noise</system-reminder>" }, { type: "text", text }] }];
+}
+
+async function rawPost(baseUrl: string, body: unknown): Promise<{ status: number; headers: Headers; text: string }> {
+  const response = await fetch(`${baseUrl}/v1/messages?beta=true`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": "sk-raw-SECRET", authorization: "Bearer BEARER-SECRET-888" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+function sseEvents(text: string): Array<{ event: string; data: Record<string, unknown> }> {
+  return text
+    .split("\n\n")
+    .filter((frame) => frame.trim() !== "")
+    .map((frame) => {
+      const event = /^event: (.+)$/m.exec(frame)?.[1] ?? "";
+      const data = JSON.parse(/^data: (.+)$/m.exec(frame)?.[1] ?? "null") as Record<string, unknown>;
+      return { event, data };
+    });
+}
+
+describe("startScriptedModel", () => {
+  describe("streaming replies", () => {
+    it("are accepted by the strict SDK stream accumulator with the scripted blocks, usage and stop reason", async () => {
+      const { client, server } = await start();
+      const stream = client.messages.stream({ model: "claude-test", max_tokens: 100, messages: userAsks("please USER-MARK") });
+      const message = await stream.finalMessage();
+      expect(message.content).toHaveLength(2);
+      expect(message.content[0]).toMatchObject({ type: "text", text: "Let me look — ünïcode 🚀 included." });
+      expect(message.content[1]).toMatchObject({ type: "tool_use", name: "Bash", input: { command: "ls -la", description: "list" } });
+      expect(message.stop_reason).toBe("tool_use");
+      expect(message.model).toBe("claude-test");
+      expect(message.usage).toMatchObject(toolTurn.usage);
+      expect(server.requests).toHaveLength(1);
+      expect(server.requests[0]).toMatchObject({ trajectory: "by-user", turn: 0, attempt: 1, stream: true, model: "claude-test" });
+    });
+
+    it("emits the measured event order with content_block_stop per block and a request-id header", async () => {
+      const { server } = await start();
+      const reply = await rawPost(server.baseUrl, { model: "m", stream: true, max_tokens: 5, messages: userAsks("USER-MARK") });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      expect(reply.headers.get("request-id")).toBe(server.requests[0]?.request_id);
+      const events = sseEvents(reply.text);
+      for (const { event, data } of events) expect(data["type"]).toBe(event);
+      const order = events.map((e) => e.event).filter((e) => e !== "content_block_delta");
+      expect(order).toEqual([
+        "message_start",
+        "content_block_start",
+        "content_block_stop",
+        "content_block_start",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+      ]);
+      // Usage sits in message_delta by default; message_start reports zeros.
+      const startEvent = events[0]?.data["message"] as { usage: Record<string, number> };
+      expect(startEvent.usage["input_tokens"]).toBe(0);
+      const delta = events.find((e) => e.event === "message_delta")?.data as { usage: Record<string, number> };
+      expect(delta.usage).toEqual(toolTurn.usage);
+    });
+
+    it("puts input and cache figures in message_start when usage_at says so", async () => {
+      const { client, server } = await start({
+        version: 1,
+        trajectories: [{ name: "s", match: { contains: "X" }, turns: [{ ...toolTurn, usage_at: "message_start" }] }],
+      });
+      const reply = await rawPost(server.baseUrl, { model: "m", stream: true, max_tokens: 5, messages: userAsks("X") });
+      const events = sseEvents(reply.text);
+      const startEvent = events[0]?.data["message"] as { usage: Record<string, number> };
+      expect(startEvent.usage).toMatchObject({ input_tokens: 120, cache_read_input_tokens: 7, cache_creation_input_tokens: 11 });
+      const delta = events.find((e) => e.event === "message_delta")?.data as { usage: Record<string, number> };
+      expect(delta.usage).toEqual({ output_tokens: 33 });
+      const message = await client.messages.stream({ model: "m", max_tokens: 5, messages: userAsks("X") }).finalMessage();
+      expect(message.usage).toMatchObject(toolTurn.usage);
+    });
+  });
+
+  describe("non-streaming replies", () => {
+    it("return a JSON message the SDK parses, also on the beta route", async () => {
+      const { client, server } = await start();
+      const message = await client.messages.create({ model: "m1", max_tokens: 10, messages: userAsks("USER-MARK") });
+      expect(message.type).toBe("message");
+      expect(message.content.map((block) => block.type)).toEqual(["text", "tool_use"]);
+      expect(message.usage).toMatchObject(toolTurn.usage);
+      const beta = await client.beta.messages.create({ model: "m1", max_tokens: 10, messages: userAsks("USER-MARK") });
+      expect(beta.content.map((block) => block.type)).toEqual(["text", "tool_use"]);
+      expect(server.requests.map((entry) => [entry.stream, entry.path])).toEqual([
+        [false, "/v1/messages"],
+        [false, "/v1/messages"],
+      ]);
+      // The same turn served twice keeps the same tool_use id: retries stay consistent.
+      expect(beta.content[1]).toMatchObject({ id: (message.content[1] as Anthropic.ToolUseBlock).id });
+    });
+  });
+
+  describe("trajectory selection", () => {
+    it("matches on the system prompt, the first user message or a regex, in script order", async () => {
+      const { client, server } = await start();
+      await client.messages.create({ model: "m", max_tokens: 5, system: "You are SYSTEM-MARK.", messages: userAsks("USER-MARK too") });
+      await client.messages.create({ model: "m", max_tokens: 5, system: "plain", messages: userAsks("USER-MARK") });
+      const viaRegex = await client.messages.create({ model: "m", max_tokens: 5, messages: userAsks("about ticket #1234 please") });
+      expect(viaRegex.content[0]).toMatchObject({ type: "text", text: "regex" });
+      expect(server.requests.map((entry) => entry.trajectory)).toEqual(["by-system", "by-user", "by-regex"]);
+    });
+
+    it("does not match a system-only marker found in the user message", async () => {
+      const { client } = await start();
+      await expect(client.messages.create({ model: "m", max_tokens: 5, messages: userAsks("SYSTEM-MARK in the prompt") })).rejects.toMatchObject({
+        status: 400,
+      });
+    });
+
+    it("chooses the turn by the number of assistant messages already in the conversation", async () => {
+      const { client, server } = await start();
+      const first = await client.messages.create({ model: "m", max_tokens: 5, messages: userAsks("USER-MARK") });
+      const toolUse = first.content[1] as Anthropic.ToolUseBlock;
+      const second = await client.messages.create({
+        model: "m",
+        max_tokens: 5,
+        messages: [
+          ...userAsks("USER-MARK"),
+          { role: "assistant", content: first.content },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: toolUse.id, content: "file-a" }] },
+        ],
+      });
+      expect(second.content).toEqual([{ type: "text", text: "All done." }]);
+      expect(second.stop_reason).toBe("end_turn");
+      expect(server.requests.map((entry) => entry.turn)).toEqual([0, 1]);
+    });
+  });
+
+  describe("refusals", () => {
+    it("answers an unmatched request at once with 400 naming the prompt prefix (first 200 chars)", async () => {
+      const { client, server } = await start();
+      const prompt = `nobody scripted this ${"x".repeat(400)}`;
+      const error = await client.messages.create({ model: "m", max_tokens: 5, messages: userAsks(prompt) }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(APIError);
+      const apiError = error as APIError;
+      expect(apiError.status).toBe(400);
+      expect(apiError.type).toBe("invalid_request_error");
+      expect(apiError.apiMessage).toContain(prompt.slice(0, 200));
+      expect(apiError.apiMessage).not.toContain(prompt.slice(0, 201));
+      expect(server.requests[0]?.outcome).toEqual({ kind: "unmatched", status: 400, prompt_prefix: `${prompt.slice(0, 200)}…` });
+    });
+
+    it("answers a position beyond the script with 400 naming the trajectory and position", async () => {
+      const { client } = await start();
+      const error = (await client.messages
+        .create({
+          model: "m",
+          max_tokens: 5,
+          messages: [
+            ...userAsks("USER-MARK"),
+            { role: "assistant", content: "a" },
+            { role: "user", content: "b" },
+            { role: "assistant", content: "c" },
+            { role: "user", content: "d" },
+          ],
+        })
+        .catch((e: unknown) => e)) as APIError;
+      expect(error.status).toBe(400);
+      expect(error.apiMessage).toContain('"by-user"');
+      expect(error.apiMessage).toContain("position 2");
+    });
+
+    it("answers bodies that are not JSON or not Messages requests with 400, other routes with 404", async () => {
+      const { server } = await start();
+      const notJson = await fetch(`${server.baseUrl}/v1/messages`, { method: "POST", body: "{nope" });
+      expect(notJson.status).toBe(400);
+      const notMessages = await rawPost(server.baseUrl, { model: "m", messages: [] });
+      expect(notMessages.status).toBe(400);
+      expect(JSON.parse(notMessages.text)).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+      const counting = await rawPost(`${server.baseUrl}/v1/messages/count_tokens`.replace("/v1/messages", ""), {});
+      expect(counting.status).toBe(404);
+      expect(server.requests.map((entry) => entry.outcome.kind)).toEqual(["bad_request", "bad_request", "not_found"]);
+    });
+  });
+
+  describe("error injection", () => {
+    it("answers the first N attempts at a position with the HTTP error, then the normal reply", async () => {
+      const { client, server } = await start({
+        version: 1,
+        trajectories: [
+          {
+            name: "flaky",
+            match: { contains: "F" },
+            turns: [{ ...finalTurn, faults: [{ kind: "http_error", status: 529, times: 2, retry_after_s: 0 }] }],
+          },
+        ],
+      });
+      for (let i = 0; i < 2; i += 1) {
+        const error = (await client.messages.create({ model: "m", max_tokens: 5, messages: userAsks("F") }).catch((e: unknown) => e)) as APIError;
+        expect(error.status).toBe(529);
+        expect(error.type).toBe("overloaded_error");
+        expect(error.headers?.get("retry-after")).toBe("0");
+      }
+      const message = await client.messages.create({ model: "m", max_tokens: 5, messages: userAsks("F") });
+      expect(message.content).toEqual([{ type: "text", text: "All done." }]);
+      expect(server.requests.map((entry) => [entry.attempt, entry.outcome.kind])).toEqual([
+        [1, "http_error"],
+        [2, "http_error"],
+        [3, "reply"],
+      ]);
+    });
+
+    it("lets the SDK's own retries reach the normal reply", async () => {
+      const { server } = await start({
+        version: 1,
+        trajectories: [
+          { name: "flaky", match: { contains: "F" }, turns: [{ ...finalTurn, faults: [{ kind: "http_error", status: 500, retry_after_s: 0 }] }] },
+        ],
+      });
+      const retrying = new Anthropic({ apiKey: "k", baseURL: server.baseUrl, maxRetries: 2 });
+      const message = await retrying.messages.create({ model: "m", max_tokens: 5, messages: userAsks("F") });
+      expect(message.stop_reason).toBe("end_turn");
+      expect(server.requests.map((entry) => entry.outcome.status)).toEqual([500, 200]);
+    });
+
+    it("sends event: error mid-stream after the given blocks, and serves the non-streaming fallback normally", async () => {
+      const { client, server } = await start({
+        version: 1,
+        trajectories: [
+          {
+            name: "mid",
+            match: { contains: "M" },
+            turns: [{ ...toolTurn, faults: [{ kind: "stream_error", times: 2, after_blocks: 1, error_type: "overloaded_error", message: "Overloaded" }] }],
+          },
+        ],
+      });
+      const raw = await rawPost(server.baseUrl, { model: "m", stream: true, max_tokens: 5, messages: userAsks("M") });
+      const events = sseEvents(raw.text);
+      expect(events.map((e) => e.event).filter((e) => e !== "content_block_delta")).toEqual([
+        "message_start",
+        "content_block_start",
+        "content_block_stop",
+        "error",
+      ]);
+      expect(events.at(-1)?.data).toEqual({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
+      const streamed = client.messages.stream({ model: "m", max_tokens: 5, messages: userAsks("M") });
+      await expect(streamed.finalMessage()).rejects.toThrow(/Overloaded/);
+      // Third attempt: the fault is spent, and a non-streaming request is never given SSE.
+      const fallback = await client.messages.create({ model: "m", max_tokens: 5, messages: userAsks("M") });
+      expect(fallback.content).toHaveLength(2);
+      expect(server.requests.map((entry) => entry.outcome.kind)).toEqual(["stream_error", "stream_error", "reply"]);
+    });
+
+    it("serves a stream-only fault to a non-streaming attempt as the normal reply, still counting the attempt", async () => {
+      const { client, server } = await start({
+        version: 1,
+        trajectories: [{ name: "mid", match: { contains: "M" }, turns: [{ ...finalTurn, faults: [{ kind: "stream_error" }] }] }],
+      });
+      const message = await client.messages.create({ model: "m", max_tokens: 5, messages: userAsks("M") });
+      expect(message.content).toEqual([{ type: "text", text: "All done." }]);
+      const second = await client.messages.stream({ model: "m", max_tokens: 5, messages: userAsks("M") }).finalMessage();
+      expect(second.content).toEqual([{ type: "text", text: "All done." }]);
+      expect(server.requests.map((entry) => [entry.attempt, entry.outcome.kind])).toEqual([
+        [1, "reply"],
+        [2, "reply"],
+      ]);
+    });
+
+    it("omits every content_block_stop on the faulted attempt only", async () => {
+      const { server } = await start({
+        version: 1,
+        trajectories: [{ name: "nostop", match: { contains: "N" }, turns: [{ ...toolTurn, faults: [{ kind: "omit_content_block_stop" }] }] }],
+      });
+      const body = { model: "m", stream: true, max_tokens: 5, messages: userAsks("N") };
+      const faulted = sseEvents((await rawPost(server.baseUrl, body)).text).map((e) => e.event);
+      expect(faulted).not.toContain("content_block_stop");
+      expect(faulted).toContain("message_stop");
+      const healthy = sseEvents((await rawPost(server.baseUrl, body)).text).map((e) => e.event);
+      expect(healthy.filter((e) => e === "content_block_stop")).toHaveLength(2);
+      expect(server.requests.map((entry) => entry.outcome.kind)).toEqual(["omit_content_block_stop", "reply"]);
+    });
+
+    it("delays the reply by the turn delay plus a delay fault, and close() cuts a pending delay", async () => {
+      const { client, server } = await start({
+        version: 1,
+        trajectories: [
+          {
+            name: "slow",
+            match: { contains: "S" },
+            turns: [{ ...finalTurn, delay_ms: 150, faults: [{ kind: "delay", ms: 60_000 }] }],
+          },
+        ],
+      });
+      const hanging = client.messages.create({ model: "m", max_tokens: 5, messages: userAsks("S") }).catch((e: unknown) => e);
+      await expect.poll(() => server.requests.length).toBe(1);
+      expect(server.requests[0]?.delay_ms).toBe(60_150);
+      await server.close();
+      expect(await hanging).toBeInstanceOf(Error);
+
+      const second = await startScriptedModel({
+        script: buildScript({
+          version: 1,
+          trajectories: [{ name: "slow", match: { contains: "S" }, turns: [{ ...finalTurn, delay_ms: 150 }] }],
+        }),
+        listen: { host: "127.0.0.1", port: 0 },
+      });
+      try {
+        const started = performance.now();
+        const reply = await rawPost(second.baseUrl, { model: "m", max_tokens: 5, messages: userAsks("S") });
+        expect(reply.status).toBe(200);
+        expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+      } finally {
+        await second.close();
+      }
+    });
+
+    it("counts attempts per CLI session header, so parallel sessions each get their own faults", async () => {
+      const { server } = await start({
+        version: 1,
+        trajectories: [{ name: "flaky", match: { contains: "F" }, turns: [{ ...finalTurn, faults: [{ kind: "http_error", status: 529 }] }] }],
+      });
+      const post = (session: string): Promise<number> =>
+        fetch(`${server.baseUrl}/v1/messages`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-claude-code-session-id": session },
+          body: JSON.stringify({ model: "m", max_tokens: 5, messages: userAsks("F") }),
+        }).then((response) => response.status);
+      expect([await post("a"), await post("b"), await post("a")]).toEqual([529, 529, 200]);
+    });
+  });
+
+  describe("request log", () => {
+    it("writes one JSONL line per request, equal to the in-memory copy, with secrets redacted and a canonical body digest", async () => {
+      const { client, server, logPath } = await start();
+      const secretCookie = "session=COOKIE-SECRET-777";
+      const body = { model: "m", max_tokens: 5, messages: userAsks("USER-MARK") };
+      await client.messages.create(body, {
+        headers: { cookie: secretCookie, "x-custom-token": "TOKEN-SECRET-999", "x-plain": "visible" },
+      });
+      const rawBody = { messages: userAsks("unknown prompt"), model: "m" };
+      await rawPost(server.baseUrl, rawBody);
+      const bytes = await readFile(logPath, "utf8");
+      for (const secret of ["sk-test-SECRET-VALUE-123", "COOKIE-SECRET-777", "BEARER-SECRET-888", "TOKEN-SECRET-999", "sk-raw-SECRET"]) {
+        expect(bytes).not.toContain(secret);
+      }
+      const lines = bytes.trim().split("\n").map((line) => JSON.parse(line) as RequestLogEntry);
+      expect(lines).toEqual(JSON.parse(JSON.stringify(server.requests)));
+      const first = lines[0];
+      // SDK 1.x sends its key as a Bearer token; the raw request below uses x-api-key like the CLI.
+      expect(first?.headers["authorization"]).toBe("[redacted]");
+      expect(first?.headers["cookie"]).toBe("[redacted]");
+      expect(first?.headers["x-plain"]).toBe("visible");
+      expect(first?.body_sha256).toMatch(/^[0-9a-f]{64}$/);
+      // Canonical JSON: the digest does not depend on the key order the client happened to send.
+      const canonical = createHash("sha256").update(stableStringify({ model: "m", messages: userAsks("unknown prompt") })).digest("hex");
+      expect(lines[1]?.body_sha256).toBe(canonical);
+      expect(lines[1]?.body_bytes).toBe(Buffer.byteLength(JSON.stringify(rawBody)));
+      expect(first).toMatchObject({ seq: 1, trajectory: "by-user", turn: 0, model: "m", stream: false, outcome: { kind: "reply", status: 200 } });
+      expect(Date.parse(first?.time ?? "")).not.toBeNaN();
+      expect(lines[1]?.outcome.kind).toBe("unmatched");
+      expect(lines[1]?.headers["authorization"]).toBe("[redacted]");
+      expect(lines[1]?.headers["x-api-key"]).toBe("[redacted]");
+    });
+
+    it("appends to an existing log instead of truncating it", async () => {
+      const { client, logPath, server } = await start();
+      await client.messages.create({ model: "m", max_tokens: 5, messages: userAsks("USER-MARK") });
+      await server.close();
+      harness = null;
+      const again = await startScriptedModel({ script: buildScript(baseScript), listen: { host: "127.0.0.1", port: 0 }, requestLogPath: logPath });
+      try {
+        await rawPost(again.baseUrl, { model: "m", max_tokens: 5, messages: userAsks("USER-MARK") });
+      } finally {
+        await again.close();
+      }
+      expect((await readFile(logPath, "utf8")).trim().split("\n")).toHaveLength(2);
+    });
+  });
+
+  describe("listening", () => {
+    it("serves over a Unix socket with baseUrl http://localhost and removes the socket on close", async () => {
+      const socketPath = join(dir, "model.sock");
+      const server = await startScriptedModel({ script: buildScript(baseScript), listen: { socketPath } });
+      const agent = new Agent({ connect: { socketPath } });
+      try {
+        expect(server.baseUrl).toBe("http://localhost");
+        expect(server.socketPath).toBe(socketPath);
+        const client = new Anthropic({
+          apiKey: "k",
+          baseURL: server.baseUrl,
+          maxRetries: 0,
+          fetch: undiciFetch as unknown as typeof fetch,
+          fetchOptions: { dispatcher: agent } as unknown as NonNullable<ConstructorParameters<typeof Anthropic>[0]>["fetchOptions"],
+        });
+        const message = await client.messages.stream({ model: "m", max_tokens: 5, messages: userAsks("USER-MARK") }).finalMessage();
+        expect(message.content.map((block) => block.type)).toEqual(["text", "tool_use"]);
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = httpRequest({ socketPath, path: "/v1/messages?beta=true", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on("error", reject);
+          req.end(JSON.stringify({ model: "m", max_tokens: 5, messages: userAsks("nothing matches") }));
+        });
+        expect(status).toBe(400);
+      } finally {
+        await agent.close();
+        await server.close();
+      }
+      await expect(readFile(socketPath)).rejects.toMatchObject({ code: "ENOENT" });
+    });
+
+    it("throws ListenError when the port is taken", async () => {
+      const { server } = await start();
+      const port = Number(new URL(server.baseUrl).port);
+      const failure = await startScriptedModel({ script: buildScript(baseScript), listen: { host: "127.0.0.1", port } }).catch((e: unknown) => e);
+      expect(isScriptedModelError(failure)).toBe(true);
+      expect(failure).toMatchObject({ code: "SCRIPTED_MODEL_LISTEN_FAILED" });
+    });
+
+    it("throws RequestLogWriteError when the log cannot be opened", async () => {
+      const failure = await startScriptedModel({
+        script: buildScript(baseScript),
+        listen: { host: "127.0.0.1", port: 0 },
+        requestLogPath: join(dir, "missing-dir", "log.jsonl"),
+      }).catch((e: unknown) => e);
+      expect(failure).toMatchObject({ code: "SCRIPTED_MODEL_REQUEST_LOG_WRITE_FAILED" });
+    });
+  });
+});

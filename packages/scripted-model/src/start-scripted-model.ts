@@ -1,0 +1,319 @@
+import { createHash, randomBytes } from "node:crypto";
+import { unlink } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import stableStringify from "fast-json-stable-stringify";
+import { ListenError } from "./errors.js";
+import { redactHeaders } from "./redact-headers.js";
+import {
+  deriveStopReason,
+  errorTypeForStatus,
+  renderErrorBody,
+  renderMessage,
+  renderSseFrames,
+  type ReplyPlan,
+} from "./render-reply.js";
+import { RequestLogFile, type RequestLogEntry, type RequestOutcome } from "./request-log.js";
+import { MessagesRequestSchema, type Fault, type Script, type Turn } from "./schema.js";
+import { selectTurn, truncatePrefix } from "./select-turn.js";
+
+/** Where the server listens: loopback TCP only, or a Unix socket path. */
+export type ScriptedModelListen = { host: "127.0.0.1"; port: number } | { socketPath: string };
+
+/** Options of {@link startScriptedModel}. */
+export interface ScriptedModelOptions {
+  /** An already parsed script (see parseScript / loadScript). */
+  script: Script;
+  listen: ScriptedModelListen;
+  /** JSONL request log, appended and fsynced before each reply is sent. */
+  requestLogPath?: string;
+}
+
+/** A running scripted model server. */
+export interface ScriptedModelServer {
+  /** `http://127.0.0.1:PORT`, or `http://localhost` for a Unix socket. */
+  readonly baseUrl: string;
+  readonly socketPath: string | null;
+  /** In-memory copy of the request log, in arrival order. */
+  readonly requests: readonly RequestLogEntry[];
+  /** Stops listening, cuts open connections (also delayed replies) and closes the log. */
+  close(): Promise<void>;
+}
+
+// The CLI sends ~87 KB per request; anything near this bound is a bug or an attack, not a conversation.
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+class BadRequest extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new BadRequest(413, `request body exceeds ${MAX_BODY_BYTES} bytes`);
+    chunks.push(buffer);
+  }
+  const raw = Buffer.concat(chunks);
+  const encoding = (request.headers["content-encoding"] ?? "identity").toLowerCase();
+  try {
+    if (encoding === "identity") return raw;
+    if (encoding === "gzip") return gunzipSync(raw, { maxOutputLength: MAX_BODY_BYTES });
+    if (encoding === "deflate") return inflateSync(raw, { maxOutputLength: MAX_BODY_BYTES });
+    if (encoding === "br") return brotliDecompressSync(raw, { maxOutputLength: MAX_BODY_BYTES });
+  } catch {
+    throw new BadRequest(400, `request body is not valid ${encoding}`);
+  }
+  throw new BadRequest(415, `unsupported content-encoding ${encoding}`);
+}
+
+function sha256Hex(data: string | Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** The fault covering the n-th attempt (1-based) at a position: faults are consumed in order, `times` each. */
+export function selectFault(faults: readonly Fault[], attempt: number): Fault | null {
+  let covered = 0;
+  for (const fault of faults) {
+    covered += fault.times;
+    if (attempt <= covered) return fault;
+  }
+  return null;
+}
+
+function sendJson(response: ServerResponse, status: number, requestId: string, body: unknown, extra: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    "request-id": requestId,
+    ...extra,
+  });
+  response.end(text);
+}
+
+/** Starts the scripted model; trusts the parsed script, trusts nothing in requests, throws ListenError on bind failure. */
+export async function startScriptedModel(options: ScriptedModelOptions): Promise<ScriptedModelServer> {
+  const { script, listen } = options;
+  const requests: RequestLogEntry[] = [];
+  const attempts = new Map<string, number>();
+  const closing = new AbortController();
+  const instance = randomBytes(4).toString("hex");
+  let seq = 0;
+
+  if ("host" in listen && listen.host !== "127.0.0.1") {
+    throw new ListenError(`scripted-model listens on 127.0.0.1 or a Unix socket only, not ${String(listen.host)}`);
+  }
+
+  const log = options.requestLogPath === undefined ? null : new RequestLogFile(options.requestLogPath);
+  await log?.open();
+
+  async function record(entry: RequestLogEntry): Promise<void> {
+    requests.push(entry);
+    await log?.append(entry);
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    seq += 1;
+    const requestId = `req_sm${instance}${String(seq).padStart(6, "0")}`;
+    const url = new URL(request.url ?? "/", "http://scripted-model.invalid");
+    const base = {
+      time: new Date().toISOString(),
+      seq,
+      request_id: requestId,
+      method: request.method ?? "",
+      path: url.pathname,
+      headers: redactHeaders(request.headers),
+    };
+    const empty = { trajectory: null, turn: null, attempt: null, model: null, stream: null, delay_ms: 0 };
+
+    let raw: Buffer;
+    try {
+      raw = await readBody(request);
+    } catch (error) {
+      const status = error instanceof BadRequest ? error.status : 400;
+      const message = error instanceof Error ? error.message : "unreadable request body";
+      await record({ ...base, ...empty, body_sha256: sha256Hex(""), body_bytes: 0, outcome: { kind: "bad_request", status, message } });
+      sendJson(response, status, requestId, renderErrorBody(errorTypeForStatus(status), `scripted-model: ${message}`, requestId));
+      return;
+    }
+
+    if (request.method !== "POST" || url.pathname !== "/v1/messages") {
+      await record({ ...base, ...empty, body_sha256: sha256Hex(raw), body_bytes: raw.length, outcome: { kind: "not_found", status: 404 } });
+      sendJson(
+        response,
+        404,
+        requestId,
+        renderErrorBody("not_found_error", `scripted-model serves only POST /v1/messages, not ${base.method} ${url.pathname}`, requestId),
+      );
+      return;
+    }
+
+    let json: unknown;
+    let digest: string;
+    try {
+      json = JSON.parse(raw.toString("utf8"));
+      digest = sha256Hex(stableStringify(json));
+    } catch {
+      const message = "request body is not JSON";
+      await record({ ...base, ...empty, body_sha256: sha256Hex(raw), body_bytes: raw.length, outcome: { kind: "bad_request", status: 400, message } });
+      sendJson(response, 400, requestId, renderErrorBody("invalid_request_error", `scripted-model: ${message}`, requestId));
+      return;
+    }
+    const bodyFacts = { body_sha256: digest, body_bytes: raw.length };
+
+    const parsed = MessagesRequestSchema.safeParse(json);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      const message = `request body is not a Messages request (${first ? `${first.path.join(".")}: ${first.message}` : "invalid"})`;
+      await record({ ...base, ...empty, ...bodyFacts, outcome: { kind: "bad_request", status: 400, message } });
+      sendJson(response, 400, requestId, renderErrorBody("invalid_request_error", `scripted-model: ${message}`, requestId));
+      return;
+    }
+    const body = parsed.data;
+    const stream = body.stream === true;
+    const requestFacts = { ...bodyFacts, model: body.model, stream };
+
+    const selection = selectTurn(script, body);
+    if (!selection.ok) {
+      if (selection.reason === "unmatched") {
+        await record({
+          ...base,
+          ...empty,
+          ...requestFacts,
+          outcome: { kind: "unmatched", status: 400, prompt_prefix: selection.promptPrefix },
+        });
+      } else {
+        await record({
+          ...base,
+          ...empty,
+          ...requestFacts,
+          trajectory: selection.trajectory.name,
+          turn: selection.position,
+          outcome: { kind: "beyond_script", status: 400 },
+        });
+      }
+      sendJson(response, 400, requestId, renderErrorBody("invalid_request_error", selection.message, requestId));
+      return;
+    }
+
+    const { trajectory, position, turn } = selection;
+    // Attempts are counted per CLI session (when it says which) so parallel sessions do not eat each other's faults.
+    const session = request.headers["x-claude-code-session-id"];
+    const key = `${typeof session === "string" ? session : ""}\u0000${trajectory.name}\u0000${position}`;
+    const attempt = (attempts.get(key) ?? 0) + 1;
+    attempts.set(key, attempt);
+    const fault = selectFault(turn.faults, attempt);
+    const delayMs = turn.delay_ms + (fault?.kind === "delay" ? fault.ms : 0);
+    const turnFacts = { ...requestFacts, trajectory: trajectory.name, turn: position, attempt, delay_ms: delayMs };
+    const plan: ReplyPlan = {
+      messageId: `msg_sm${instance}${String(seq).padStart(6, "0")}`,
+      model: turn.model ?? script.model ?? body.model,
+      trajectoryName: trajectory.name,
+      position,
+      turn,
+      // Stream-shaped faults cannot apply to a JSON reply: the non-streaming fallback is served normally.
+      omitContentBlockStop: stream && fault?.kind === "omit_content_block_stop",
+      streamError:
+        stream && fault?.kind === "stream_error"
+          ? { afterBlocks: fault.after_blocks, errorType: fault.error_type, message: fault.message }
+          : null,
+    };
+    const outcome = decideOutcome(turn, fault, plan);
+    await record({ ...base, ...turnFacts, outcome });
+
+    if (delayMs > 0) await sleep(delayMs, undefined, { signal: closing.signal });
+
+    if (fault?.kind === "http_error") {
+      const errorType = fault.error_type ?? errorTypeForStatus(fault.status);
+      const message = fault.message ?? `scripted-model: injected HTTP ${fault.status} (trajectory "${trajectory.name}", position ${position}, attempt ${attempt})`;
+      const extra: Record<string, string> = fault.retry_after_s === undefined ? {} : { "retry-after": String(fault.retry_after_s) };
+      sendJson(response, fault.status, requestId, renderErrorBody(errorType, message, requestId), extra);
+      return;
+    }
+    if (!stream) {
+      sendJson(response, 200, requestId, renderMessage(plan));
+      return;
+    }
+    response.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "request-id": requestId,
+    });
+    for (const frame of renderSseFrames(plan)) response.write(frame);
+    response.end();
+  }
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (closing.signal.aborted) {
+        response.destroy();
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      sendJson(response, 500, "req_sm_internal", renderErrorBody("api_error", `scripted-model internal error: ${truncatePrefix(message)}`, "req_sm_internal"));
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error): void => {
+      const where = "socketPath" in listen ? listen.socketPath : `127.0.0.1:${listen.port}`;
+      reject(new ListenError(`scripted-model cannot listen on ${where}: ${error.message}`, { cause: error }));
+    };
+    server.once("error", onError);
+    const ready = (): void => {
+      server.off("error", onError);
+      resolve();
+    };
+    if ("socketPath" in listen) server.listen(listen.socketPath, ready);
+    else server.listen(listen.port, "127.0.0.1", ready);
+  }).catch(async (error: unknown) => {
+    await log?.close();
+    throw error;
+  });
+
+  const socketPath = "socketPath" in listen ? listen.socketPath : null;
+  const baseUrl = socketPath === null ? `http://127.0.0.1:${(server.address() as AddressInfo).port}` : "http://localhost";
+  let closed: Promise<void> | null = null;
+
+  return {
+    baseUrl,
+    socketPath,
+    requests,
+    close(): Promise<void> {
+      closed ??= (async () => {
+        closing.abort();
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await stopped;
+        await log?.close();
+        if (socketPath !== null) await unlink(socketPath).catch(() => undefined);
+      })();
+      return closed;
+    },
+  };
+}
+
+function decideOutcome(turn: Turn, fault: Fault | null, plan: ReplyPlan): RequestOutcome {
+  if (fault?.kind === "http_error") {
+    return { kind: "http_error", status: fault.status, error_type: fault.error_type ?? errorTypeForStatus(fault.status) };
+  }
+  if (plan.streamError !== null) {
+    return { kind: "stream_error", status: 200, error_type: plan.streamError.errorType, after_blocks: plan.streamError.afterBlocks };
+  }
+  if (plan.omitContentBlockStop) return { kind: "omit_content_block_stop", status: 200, stop_reason: deriveStopReason(turn) };
+  return { kind: "reply", status: 200, stop_reason: deriveStopReason(turn) };
+}
