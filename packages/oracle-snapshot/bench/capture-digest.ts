@@ -4,7 +4,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { captureOracle, computeOracleDigests } from "../src/index.js";
+// Direct module imports: the index also loads the bwrap adapter, whose sibling package is not built for tsx.
+import { captureOracle } from "../src/capture-oracle.js";
+import { computeOracleDigests } from "../src/compute-oracle-digests.js";
 
 const FILES = 8;
 const SIZE = 256 * 1024;

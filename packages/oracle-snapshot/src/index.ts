@@ -20,6 +20,7 @@ export {
   ORACLE_DIR_PREFIX,
   ORACLE_ENV_VAR,
   ORACLE_ENV_VAR_ALIAS,
+  ORACLE_OUTPUT,
   REVIEW_LABELS_TARGET,
 } from "./limits.js";
 export {
@@ -49,6 +50,8 @@ export type { NodeIdentity, StageOracleOptions, StagedOracle } from "./stage-ora
 export { verifyOracleMountpoint, verifyStagedOracle } from "./verify-staged-oracle.js";
 export { removeStagedOracle } from "./remove-staged-oracle.js";
 export { runHiddenOracle } from "./run-hidden-oracle.js";
+export { createBwrapOracleRunner } from "./create-bwrap-oracle-runner.js";
+export type { BwrapOracleRunnerOptions } from "./create-bwrap-oracle-runner.js";
 export type { HiddenOracleVerdict, RunHiddenOracleOptions } from "./run-hidden-oracle.js";
 export { readReviewLabels } from "./read-review-labels.js";
 export type { ReadReviewLabelsResult } from "./read-review-labels.js";

@@ -16,3 +16,9 @@ export const ORACLE_ENV_VAR_ALIAS = "GITNEXUS_BENCH_ORACLE_ROOT";
 export const REVIEW_LABELS_TARGET = "review-labels.json";
 /** Name prefix shared by the workspace mountpoint and the private stage directory. */
 export const ORACLE_DIR_PREFIX = ".wfbench-oracle-";
+/** The only oracle outcome texts a row may carry (`oracle_output`); the command's own output is never kept. */
+export const ORACLE_OUTPUT = Object.freeze({
+  passed: "hidden oracle passed",
+  failed: "hidden oracle failed",
+  unavailable: "hidden oracle snapshot unavailable",
+} as const);

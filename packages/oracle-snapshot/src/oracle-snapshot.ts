@@ -1,6 +1,7 @@
 import { computeOracleDigests } from "./compute-oracle-digests.js";
 import type { OracleBinding, OracleFileBinding } from "./compute-oracle-digests.js";
 import { OracleError } from "./errors.js";
+import { findOraclePathViolation } from "./schema.js";
 
 /** A captured file handed to `createOracleSnapshot`. */
 export interface OracleSnapshotFile {
@@ -17,10 +18,17 @@ export class OracleSnapshot {
   readonly binding: OracleBinding;
   readonly #payloads: ReadonlyMap<string, Buffer>;
 
-  /** Use `captureOracle` or `createOracleSnapshot`; this copies every payload it is given. */
+  /**
+   * Use `captureOracle` or `createOracleSnapshot`; this copies every payload it is given.
+   * @throws {OracleError} ORACLE_SNAPSHOT_INVALID for a duplicate target or one the declaration rules refuse.
+   */
   constructor(command: string, files: readonly OracleSnapshotFile[]) {
     const payloads = new Map<string, Buffer>();
     for (const file of files) {
+      // Staging joins targets under the stage directory, so a hand-built snapshot gets the declaration's path rules.
+      const violation = findOraclePathViolation(file.target);
+      if (violation)
+        throw new OracleError("ORACLE_SNAPSHOT_INVALID", `target ${JSON.stringify(file.target.slice(0, 240))} ${violation.message}`);
       if (payloads.has(file.target)) throw new OracleError("ORACLE_SNAPSHOT_INVALID", `duplicate target ${file.target}`);
       payloads.set(file.target, Buffer.from(file.payload));
     }
@@ -58,7 +66,10 @@ export class OracleSnapshot {
   }
 }
 
-/** Builds a snapshot from bytes already in memory; trusts them as captured and copies them. */
+/**
+ * Builds a snapshot from bytes already in memory; trusts the bytes as captured and copies them, refuses (throws
+ * ORACLE_SNAPSHOT_INVALID) a duplicate target or one that breaks the declaration's path rules.
+ */
 export function createOracleSnapshot(command: string, files: readonly OracleSnapshotFile[]): OracleSnapshot {
   return new OracleSnapshot(command, files);
 }

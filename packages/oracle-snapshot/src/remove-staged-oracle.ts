@@ -1,4 +1,4 @@
-import { chmod, lstat, rm, rmdir } from "node:fs/promises";
+import { lstat, rm, rmdir } from "node:fs/promises";
 import { OracleCleanupError } from "./errors.js";
 import type { StagedOracle } from "./stage-oracle.js";
 
@@ -10,8 +10,9 @@ import type { StagedOracle } from "./stage-oracle.js";
 export async function removeStagedOracle(staged: StagedOracle): Promise<void> {
   const failures: unknown[] = [];
   try {
-    // Owner write on the stage root lets a non-root process unlink the 0400 files inside 0700 directories.
-    await chmod(staged.stageDir, 0o700).catch(() => undefined);
+    // Owner write on the stage root lets a non-root process unlink the 0400 files inside 0700 directories. Through
+    // the pinned handle: a path chmod would follow a symlink swapped in at the stage name.
+    await staged.stageHandle.chmod(0o700).catch(() => undefined);
     await rm(staged.stageDir, { recursive: true, force: true });
   } catch (error) {
     failures.push(error);

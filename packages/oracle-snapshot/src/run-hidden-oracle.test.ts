@@ -6,6 +6,7 @@ import { isOracleError } from "./errors.js";
 import type { OracleCommandRunner, OracleRunRequest, OracleRunnerReport } from "./oracle-command-runner.js";
 import { createOracleSnapshot } from "./oracle-snapshot.js";
 import { readReviewLabels } from "./read-review-labels.js";
+import { ORACLE_OUTPUT } from "./limits.js";
 import { runHiddenOracle } from "./run-hidden-oracle.js";
 
 const SECRET = "HIDDEN-ORACLE-OUTPUT-91d2";
@@ -85,7 +86,7 @@ describe("runHiddenOracle", () => {
     expect(verdict).toEqual({
       passed: true,
       outcome: "oracle-passed",
-      exitCode: 0,
+      output: "hidden oracle passed",
       oracleDigest: snapshot.binding.oracle_digest,
     });
     expect(await readdir(workspace)).toEqual([]);
@@ -95,8 +96,29 @@ describe("runHiddenOracle", () => {
   it("returns a nonzero exit as an ordinary failed verdict without any runner extras", async () => {
     const runner = inspectingRunner(async () => ({ state: "exited", exitCode: 2, stdout: SECRET, stderr: SECRET }));
     const verdict = await runHiddenOracle(snapshot, options(runner));
-    expect(verdict).toEqual({ passed: false, outcome: "oracle-failed", exitCode: 2, oracleDigest: snapshot.binding.oracle_digest });
+    expect(verdict).toEqual({
+      passed: false,
+      outcome: "oracle-failed",
+      output: "hidden oracle failed",
+      oracleDigest: snapshot.binding.oracle_digest,
+    });
     expect(JSON.stringify(verdict)).not.toContain(SECRET);
+  });
+
+  // reference.md §4.2/§6.2: only pass/fail and the fixed strings are kept. An exit code is chosen by code that ran
+  // with the hidden tests mounted (up to 8 bits per run), so it is not kept either.
+  it.each([
+    [0, true, "oracle-passed", "hidden oracle passed"],
+    [1, false, "oracle-failed", "hidden oracle failed"],
+    [113, false, "oracle-failed", "hidden oracle failed"],
+  ])("keeps only pass/fail and the fixed strings for exit %i", async (exitCode, passed, outcome, output) => {
+    const verdict = await runHiddenOracle(snapshot, options(inspectingRunner(async () => ({ state: "exited", exitCode }))));
+    expect(verdict).toEqual({ passed, outcome, output, oracleDigest: snapshot.binding.oracle_digest });
+    expect(ORACLE_OUTPUT).toEqual({
+      passed: "hidden oracle passed",
+      failed: "hidden oracle failed",
+      unavailable: "hidden oracle snapshot unavailable",
+    });
   });
 
   it.each([

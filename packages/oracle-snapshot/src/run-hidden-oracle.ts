@@ -1,5 +1,5 @@
 import { OracleError, OracleRunInfrastructureError } from "./errors.js";
-import { ORACLE_ENV_VAR, ORACLE_ENV_VAR_ALIAS } from "./limits.js";
+import { ORACLE_ENV_VAR, ORACLE_ENV_VAR_ALIAS, ORACLE_OUTPUT } from "./limits.js";
 import type { OracleCommandRunner, OracleRunRequest } from "./oracle-command-runner.js";
 import type { OracleSnapshot } from "./oracle-snapshot.js";
 import { removeStagedOracle } from "./remove-staged-oracle.js";
@@ -20,11 +20,14 @@ export interface RunHiddenOracleOptions {
   readonly randomToken?: () => string;
 }
 
-/** The only facts kept from a hidden-oracle run: pass/fail, the fixed outcome string and the exit code. */
+/**
+ * The only facts kept from a hidden-oracle run: pass/fail, its outcome kind and fixed `oracle_output` text. The exit
+ * code is dropped like stdout/stderr: code that ran beside the hidden tests chose it.
+ */
 export interface HiddenOracleVerdict {
   readonly passed: boolean;
   readonly outcome: "oracle-passed" | "oracle-failed";
-  readonly exitCode: number;
+  readonly output: typeof ORACLE_OUTPUT.passed | typeof ORACLE_OUTPUT.failed;
   readonly oracleDigest: string;
 }
 
@@ -92,10 +95,11 @@ export async function runHiddenOracle(
   if ("infrastructure" in outcome) throw new OracleRunInfrastructureError(outcome.infrastructure);
   const { state, exitCode } = outcome.report;
   if (state !== "exited" || exitCode === null) throw new OracleRunInfrastructureError(state);
+  const passed = exitCode === 0;
   return {
-    passed: exitCode === 0,
-    outcome: exitCode === 0 ? "oracle-passed" : "oracle-failed",
-    exitCode,
+    passed,
+    outcome: passed ? "oracle-passed" : "oracle-failed",
+    output: passed ? ORACLE_OUTPUT.passed : ORACLE_OUTPUT.failed,
     oracleDigest: snapshot.binding.oracle_digest,
   };
 }

@@ -170,7 +170,36 @@ describe("verifyStagedOracle", () => {
   });
 });
 
+describe("verifyStagedOracle never echoes names the run chose", () => {
+  // Code that ran beside the hidden tests could name a planted entry after their content; the error (which ends up
+  // in logs) must not carry that name.
+  it.each([
+    ["a planted file", async (dir: string) => writeFile(join(dir, "LEAKED-expect-add-2-3-toBe-5"), "x")],
+    ["a planted directory", async (dir: string) => mkdir(join(dir, "nested", "LEAKED-expect-add-2-3-toBe-5"))],
+  ])("keeps %s's name out of the tamper error", async (_label, plant) => {
+    const staged = await stage();
+    await plant(staged.stageDir);
+    const error: unknown = await verifyStagedOracle(snapshot, staged).catch((e: unknown) => e);
+    expect(isOracleError(error) && error.code).toBe("ORACLE_STAGE_TAMPERED");
+    expect(String((error as Error).message)).toMatch(/unexpected entr/);
+    expect(String((error as Error).message)).not.toContain("LEAKED");
+  });
+});
+
 describe("verifyOracleMountpoint and removeStagedOracle", () => {
+  it("never follows a stage swapped for a symlink when removing it", async () => {
+    const staged = await stage();
+    const victim = join(base, "victim");
+    await mkdir(victim);
+    await chmod(victim, 0o755);
+    await writeFile(join(victim, "keep"), "x");
+    await rm(staged.stageDir, { recursive: true, force: true });
+    await symlink(victim, staged.stageDir);
+    await removeStagedOracle(staged).catch(() => undefined);
+    expect(await mode(victim)).toBe(0o755);
+    expect(await readdir(victim)).toEqual(["keep"]);
+  });
+
   it("removes the stage and the mountpoint", async () => {
     const staged = await stage();
     await removeStagedOracle(staged);

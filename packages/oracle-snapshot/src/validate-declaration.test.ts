@@ -91,8 +91,46 @@ describe("validateOracleDeclaration", () => {
       expect(result.error.message).toContain(`rule ${result.error.issues[0]?.rule ?? "?"}`);
     });
 
-    it("allows .github and .gitignore, which only start with .git", () => {
-      expect(validateOracleDeclaration("t", withFile({ source: ".github/a", target: ".gitignore" })).ok).toBe(true);
+    // reference.md §3.1: oracle paths must not start with `.git` — a string prefix, so `.github/…` and `.gitignore`
+    // are refused too (the previous assertion here accepted them, which the reference contradicts).
+    it.each([
+      [".github/workflows/x.yml", "b", "oracle.files[0].source"],
+      ["a", ".gitignore", "oracle.files[0].target"],
+      ["a", ".gitattributes", "oracle.files[0].target"],
+      [".git", "b", "oracle.files[0].source"],
+    ])("refuses %s → %s, which starts with .git", (source, target, field) => {
+      const result = validateOracleDeclaration("t", withFile({ source, target }));
+      expect(result).toMatchObject({ ok: false, error: { issues: [{ field, rule: "path-under-git" }] } });
+    });
+
+    it("still allows a .git-like name that is not at the start", () => {
+      expect(validateOracleDeclaration("t", withFile({ source: "a/.github/x", target: "x.gitignore" })).ok).toBe(true);
+    });
+
+    it.each([
+      ["a lone high surrogate in a target", withFile({ source: "a", target: "x\ud800" }), "oracle.files[0].target", "path-not-unicode"],
+      ["a lone low surrogate in a source", withFile({ source: "\udc00y", target: "b" }), "oracle.files[0].source", "path-not-unicode"],
+      ["a lone surrogate in the command", { ...ok, command: "true \ud83d" }, "oracle.command", "command-not-unicode"],
+    ])("refuses %s: it has no UTF-8 encoding, so its digest would be ambiguous", (_label, raw, field, rule) => {
+      const result = validateOracleDeclaration("t", raw);
+      expect(result).toMatchObject({ ok: false, error: { issues: [expect.objectContaining({ field, rule })] } });
+    });
+
+    it("refuses two targets that differ only in unpaired surrogates (both would stage as U+FFFD)", () => {
+      const raw = { ...ok, files: [{ source: "a", target: "x\ud800" }, { source: "b", target: "x\udc00" }] };
+      expect(validateOracleDeclaration("t", raw).ok).toBe(false);
+    });
+
+    it.each([
+      ["file/group/record/unit separators", "\u001c\u001d\u001e\u001f"],
+      ["NEL", "\u0085 "],
+    ])("treats a command of only %s as blank, like the original's str.strip()", (_label, command) => {
+      const result = validateOracleDeclaration("t", { ...ok, command });
+      expect(result).toMatchObject({ ok: false, error: { issues: [{ field: "oracle.command", rule: "command-blank" }] } });
+    });
+
+    it("does not treat a byte-order mark as blank (the original's strip() keeps it)", () => {
+      expect(validateOracleDeclaration("t", { ...ok, command: "\ufeff" }).ok).toBe(true);
     });
 
     it.each([

@@ -32,15 +32,17 @@ const CHECK =
 const judge = (snapshot: OracleSnapshot, runner = createSandboxBwrapOracleRunner(), timeoutMs = 20_000) =>
   runHiddenOracle(snapshot, { workspaceDir: workspace, privateRoot, runner, timeoutMs });
 
-describe.skipIf(!hasBwrap && !requireTools)("runHiddenOracle through @wfbench/sandbox-bwrap runSandboxed", () => {
+describe.skipIf(!hasBwrap && !requireTools)("runHiddenOracle through createBwrapOracleRunner and the real runSandboxed", () => {
   it("passes a correct candidate and fails a wrong one, with the stage at /workspace/.wfbench-oracle-*", async () => {
     await writeFile(join(workspace, "answer.txt"), "42\n");
     const runner = createSandboxBwrapOracleRunner();
     const verdict = await judge(snapshotOf(CHECK), runner);
     expect(runner.raw[0]).toMatchObject({ backend: "bwrap", state: "exited" });
-    expect(verdict).toMatchObject({ passed: true, exitCode: 0 });
+    expect(verdict).toMatchObject({ passed: true, output: "hidden oracle passed" });
+    expect(runner.raw[0]?.exitCode).toBe(0);
     await writeFile(join(workspace, "answer.txt"), "41\n");
-    expect(await judge(snapshotOf(CHECK))).toMatchObject({ passed: false, exitCode: 1 });
+    expect(await judge(snapshotOf(CHECK), runner)).toMatchObject({ passed: false, output: "hidden oracle failed" });
+    expect(runner.raw[1]?.exitCode).toBe(1);
     expect(await readdir(privateRoot)).toEqual([]);
     expect(await readdir(workspace)).toEqual(["answer.txt"]);
   });
@@ -57,7 +59,10 @@ describe.skipIf(!hasBwrap && !requireTools)("runHiddenOracle through @wfbench/sa
     const runner = createSandboxBwrapOracleRunner();
     const verdict = await judge(snapshot, runner);
     expect(runner.raw[0]?.stdout.toString()).toContain(SECRET);
-    expect(verdict).toMatchObject({ passed: false, exitCode: 1 });
+    expect(runner.asked[0]).toMatchObject({ maxStdoutBytes: 0, stderrTailBytes: 0 });
+    expect(verdict).toMatchObject({ passed: false });
+    // 40/41/42 would mean a write got through; 1 is the honest comparison failing.
+    expect(runner.raw[0]?.exitCode).toBe(1);
     expect(JSON.stringify(verdict)).not.toContain(SECRET);
   });
 

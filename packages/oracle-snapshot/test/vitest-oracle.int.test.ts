@@ -62,7 +62,11 @@ async function judge(candidate: string, command?: string) {
   const verdict = await runHiddenOracle(judged, { workspaceDir: workspace, privateRoot, runner, timeoutMs: 60_000 });
   const left = (await readdir(workspace)).filter((name) => name.startsWith(".wfbench-oracle-") && !/^[.a-z-]+0{32}$/.test(name));
   expect(left).toEqual([]);
-  return { verdict, stdout: `${runner.raw[0]?.stdout ?? ""}${runner.raw[0]?.stderr ?? ""}` };
+  return {
+    verdict,
+    exitCode: runner.raw[0]?.exitCode,
+    stdout: `${runner.raw[0]?.stdout ?? ""}${runner.raw[0]?.stderr ?? ""}`,
+  };
 }
 
 // The same attacks against oracle commands that do not pin their own config or that trust a guessable name: each
@@ -75,10 +79,12 @@ const PREDICTABLE =
 describe.skipIf(!hasBwrap && !requireTools)("a candidate cannot make the hidden vitest oracle pass vacuously", () => {
   it("passes a correct candidate and fails a wrong one on a real assertion", async () => {
     const correct = await judge("candidate-correct");
-    expect(correct.verdict).toMatchObject({ passed: true, exitCode: 0 });
+    expect(correct.verdict).toMatchObject({ passed: true });
+    expect(correct.exitCode).toBe(0);
     expect(correct.stdout).toMatch(/Tests\W+1 passed/);
     const wrong = await judge("candidate-wrong");
-    expect(wrong.verdict).toMatchObject({ passed: false, exitCode: 1 });
+    expect(wrong.verdict).toMatchObject({ passed: false });
+    expect(wrong.exitCode).toBe(1);
     expect(wrong.stdout).toContain("expected -1 to be 5");
   });
 

@@ -1,39 +1,28 @@
-import { SANDBOX_WORKSPACE, runSandboxed } from "@wfbench/sandbox-bwrap";
-import type { SandboxPolicyInput, SandboxRunResult } from "@wfbench/sandbox-bwrap";
-import type { OracleCommandRunner, OracleRunRequest, OracleRunnerReport } from "../../src/index.js";
+import { runSandboxed } from "@wfbench/sandbox-bwrap";
+import type { BwrapRunOptions, SandboxRunResult } from "@wfbench/sandbox-bwrap";
+import { createBwrapOracleRunner } from "../../src/index.js";
+import type { OracleCommandRunner } from "../../src/index.js";
 
 /**
- * Adapter from this package's runner interface to `@wfbench/sandbox-bwrap`'s `runSandboxed`: workspace read-only
- * at /workspace, the stage read-only at /workspace/<name>, no network, a plain env allow-list. It keeps the raw
- * results only so tests can prove the output existed and was dropped; a product adapter would not keep them.
+ * The product adapter (`createBwrapOracleRunner`) over the real `runSandboxed`, with a recorder in between. The
+ * recorder re-enables output capture and keeps the raw results only so tests can prove the output existed and was
+ * dropped; it also keeps the options the adapter asked for, to show the product asks for none of the output.
  */
-export function createSandboxBwrapOracleRunner(): OracleCommandRunner & { readonly raw: SandboxRunResult[] } {
+export function createSandboxBwrapOracleRunner(): OracleCommandRunner & {
+  readonly raw: SandboxRunResult[];
+  readonly asked: BwrapRunOptions[];
+} {
   const raw: SandboxRunResult[] = [];
-  return {
-    raw,
-    workspaceView: SANDBOX_WORKSPACE,
-    async run(request: OracleRunRequest): Promise<OracleRunnerReport> {
-      const policy: SandboxPolicyInput = {
-        workspace: { hostPath: request.workspace.hostPath, mode: "ro" },
-        mounts: [{ source: request.mount.source, target: `${SANDBOX_WORKSPACE}/${request.mount.name}`, mode: "ro" }],
-        env: {
-          PATH: "/usr/local/bin:/usr/bin:/bin",
-          HOME: "/home/agent",
-          TMPDIR: "/tmp",
-          LANG: "C.UTF-8",
-          NO_COLOR: "1",
-          ...request.env,
-        },
-        network: { mode: "none" },
-        cwd: SANDBOX_WORKSPACE,
-      };
-      const result = await runSandboxed(policy, request.argv, {
-        timeoutMs: request.timeoutMs,
-        graceMs: 500,
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
+  const asked: BwrapRunOptions[] = [];
+  const runner = createBwrapOracleRunner({
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: "/home/agent", TMPDIR: "/tmp", LANG: "C.UTF-8", NO_COLOR: "1" },
+    graceMs: 500,
+    runSandboxed: async (policy, argv, options) => {
+      asked.push(options);
+      const result = await runSandboxed(policy, argv, { ...options, maxStdoutBytes: 1 << 20, stderrTailBytes: 1 << 16 });
       raw.push(result);
-      return { state: result.state, exitCode: result.exitCode };
+      return result;
     },
-  };
+  });
+  return { workspaceView: runner.workspaceView, run: (request) => runner.run(request), raw, asked };
 }
