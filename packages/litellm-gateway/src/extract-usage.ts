@@ -1,0 +1,74 @@
+import { AnthropicUsageWire, MessageResponseHead } from "./schema.js";
+import type { WireUsage } from "./schema.js";
+
+const USAGE_FIELDS = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+] as const;
+
+/** Usage with every field unknown. */
+export function emptyUsage(): WireUsage {
+  return { input_tokens: null, output_tokens: null, cache_read_input_tokens: null, cache_creation_input_tokens: null };
+}
+
+/** Folds a wire usage object onto `base`: fields present (non-null) in `next` override, absent ones stay as they were. */
+export function mergeUsage(base: WireUsage, next: unknown): WireUsage {
+  const parsed = AnthropicUsageWire.safeParse(next);
+  if (!parsed.success) return base;
+  const merged: WireUsage = { ...base };
+  for (const field of USAGE_FIELDS) {
+    const value = parsed.data[field];
+    if (typeof value === "number") merged[field] = value;
+  }
+  return merged;
+}
+
+/** Streaming usage reader: message_start sets the snapshot, every message_delta overrides the fields it carries. */
+export interface UsageAccumulator {
+  /** Feeds one parsed SSE `data` object (any type; irrelevant events are ignored). */
+  push(data: unknown): void;
+  /** The usage and served model seen so far. */
+  result(): { usage: WireUsage; model: string | null; sawUsage: boolean };
+}
+
+/** Creates a usage accumulator; it trusts nothing about field presence and never turns an absent field into 0. */
+export function createUsageAccumulator(): UsageAccumulator {
+  let usage = emptyUsage();
+  let model: string | null = null;
+  let sawUsage = false;
+  return {
+    push(data) {
+      if (typeof data !== "object" || data === null) return;
+      const record = data as Record<string, unknown>;
+      if (record["type"] === "message_start") {
+        const message = record["message"];
+        if (typeof message === "object" && message !== null) {
+          const m = message as Record<string, unknown>;
+          if (typeof m["model"] === "string") model = m["model"];
+          if (m["usage"] !== undefined) {
+            usage = mergeUsage(usage, m["usage"]);
+            sawUsage = true;
+          }
+        }
+      } else if (record["type"] === "message_delta" && record["usage"] !== undefined) {
+        usage = mergeUsage(usage, record["usage"]);
+        sawUsage = true;
+      }
+    },
+    result() {
+      return { usage: { ...usage }, model, sawUsage };
+    },
+  };
+}
+
+/** Reads usage and model from a non-streaming `message` body; refuses (all-null) anything that does not parse. */
+export function extractUsageFromMessage(body: unknown): { usage: WireUsage; model: string | null } {
+  const parsed = MessageResponseHead.safeParse(body);
+  if (!parsed.success) return { usage: emptyUsage(), model: null };
+  return {
+    usage: parsed.data.usage === undefined ? emptyUsage() : mergeUsage(emptyUsage(), parsed.data.usage),
+    model: parsed.data.model ?? null,
+  };
+}

@@ -1,0 +1,470 @@
+import { createHash, randomUUID } from "node:crypto";
+import { lstat, unlink } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { Agent, request as undiciRequest } from "undici";
+import { createCellTokenRegistry } from "./cell-tokens.js";
+import { createSseConformanceChecker } from "./check-sse-conformance.js";
+import { GatewayConfigError, GatewayListenError } from "./errors.js";
+import { createUsageAccumulator, emptyUsage, extractUsageFromMessage } from "./extract-usage.js";
+import { createSseParser } from "./parse-sse.js";
+import { priceUsage, readPriceTableVersion } from "./price-usage.js";
+import { GATEWAY_REQUEST_TIMEOUT_S } from "./read-gateway-env.js";
+import { redactSecrets } from "./redact-secrets.js";
+import { ListenConfig, MessagesRequestHead, UpstreamConfig } from "./schema.js";
+import type { RequestOutcome, UsageRow } from "./schema.js";
+import { summarizeCellUsage } from "./summarize-cell-usage.js";
+import type { CellUsageSummary } from "./summarize-cell-usage.js";
+import { openUsageLog } from "./usage-log.js";
+
+/** Options of the front proxy. */
+export interface StartGatewayOptions {
+  /** Unix socket (bind-mounted into the sandbox) or loopback TCP fallback. */
+  readonly listen: ListenConfig;
+  readonly upstream: UpstreamConfig;
+  /** Append-only JSONL of usage rows (created 0600). */
+  readonly usageLogPath: string;
+  /** Upstream header and body idle timeout; defaults to GATEWAY_REQUEST_TIMEOUT_S. */
+  readonly requestTimeoutMs?: number;
+  /** Largest request body accepted, in bytes (default 64 MiB). */
+  readonly maxRequestBytes?: number;
+}
+
+/** A running metering gateway. */
+export interface Gateway {
+  /** The Unix socket path, or null when listening on TCP. */
+  readonly socketPath: string | null;
+  /** Base URL for clients: `http://127.0.0.1:<port>`, or `http://localhost` for socket clients. */
+  readonly url: string;
+  /** Mints a token valid for `cellId` until revokeCell. */
+  mintCellToken(cellId: string): string;
+  /** Revokes every token of the cell; later requests with them get 401. */
+  revokeCell(cellId: string): number;
+  /** Totals of every request the cell's tokens made through this gateway (rows recorded so far). */
+  summarizeCell(cellId: string): CellUsageSummary;
+  /** Resolves once every finished request's row is on disk. */
+  flush(): Promise<void>;
+  /** Stops listening, aborts in-flight upstream calls, flushes and closes the log. Idempotent. */
+  close(): Promise<void>;
+}
+
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+// Client credentials are ours to check, never the upstream's; encoding is forced to identity so usage can be read.
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, "host", "content-length", "x-api-key", "authorization", "accept-encoding"]);
+const NON_STREAM_CAPTURE_BYTES = 16 * 1024 * 1024;
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function presentedToken(headers: IncomingHttpHeaders): string {
+  const apiKey = headerValue(headers, "x-api-key");
+  if (apiKey !== undefined && apiKey !== "") return apiKey;
+  const auth = headerValue(headers, "authorization");
+  const match = auth === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(auth);
+  return match?.[1] ?? "";
+}
+
+function sendError(res: ServerResponse, status: number, type: string, message: string): number {
+  const body = JSON.stringify({ type: "error", error: { type, message } });
+  if (!res.headersSent) {
+    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  }
+  res.end(body);
+  return Buffer.byteLength(body);
+}
+
+function waitForDrainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) return null;
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+// The body is forwarded exactly as received; only the gateway's own read of model/stream needs it decoded.
+function decodeForInspection(body: Buffer, encoding: string | undefined, limit: number): Buffer | null {
+  const name = (encoding ?? "identity").trim().toLowerCase();
+  try {
+    if (name === "identity" || name === "") return body;
+    if (name === "gzip" || name === "x-gzip") return gunzipSync(body, { maxOutputLength: limit });
+    if (name === "deflate") return inflateSync(body, { maxOutputLength: limit });
+    if (name === "br") return brotliDecompressSync(body, { maxOutputLength: limit });
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+interface FailedBody {
+  readonly firstRequestId: string;
+  attempts: number;
+}
+
+/**
+ * Starts the metering front proxy: authenticates per-cell tokens, forwards `POST /v1/messages` to the one configured
+ * upstream with the real key, tees the response to the client byte for byte, and appends one fsynced usage row per
+ * request (refused, failed and aborted ones too). Trusts only the upstream config; every client header, body and
+ * upstream byte is treated as untrusted input. @throws {GatewayConfigError} @throws {GatewayListenError}
+ */
+export async function startGateway(options: StartGatewayOptions): Promise<Gateway> {
+  const listen = ListenConfig.safeParse(options.listen);
+  if (!listen.success) throw new GatewayConfigError(`invalid listen target: ${listen.error.message.slice(0, 200)}`);
+  const upstreamParsed = UpstreamConfig.safeParse(options.upstream);
+  if (!upstreamParsed.success) {
+    throw new GatewayConfigError(`invalid upstream: ${upstreamParsed.error.message.slice(0, 200)}`);
+  }
+  const upstream = upstreamParsed.data;
+  const base = new URL(upstream.baseUrl);
+  if (base.username !== "" || base.password !== "" || base.search !== "" || base.hash !== "") {
+    throw new GatewayConfigError("upstream baseUrl must not carry credentials, a query or a fragment");
+  }
+  const basePath = base.pathname.replace(/\/+$/, "");
+  const timeoutMs = options.requestTimeoutMs ?? GATEWAY_REQUEST_TIMEOUT_S * 1000;
+  const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024 * 1024;
+  const secrets = [upstream.apiKey];
+  const priceTable = readPriceTableVersion();
+
+  if ("socketPath" in listen.data) {
+    const existing = await lstat(listen.data.socketPath).catch(() => null);
+    if (existing !== null) throw new GatewayListenError(`socket path ${listen.data.socketPath} already exists`);
+  }
+
+  const dispatcher = new Agent({
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    ...(upstream.socketPath === undefined ? {} : { connect: { socketPath: upstream.socketPath } }),
+  });
+  const tokens = createCellTokenRegistry();
+  const log = await openUsageLog(options.usageLogPath);
+  const rows: UsageRow[] = [];
+  const failedBodies = new Map<string, FailedBody>();
+  const inflight = new Set<AbortController>();
+  let pendingWrites = new Set<Promise<void>>();
+  let writeError: unknown = null;
+  let shuttingDown = false;
+
+  const record = (row: UsageRow): void => {
+    rows.push(row);
+    const write = log.append(row).catch((error: unknown) => {
+      writeError ??= error;
+    });
+    pendingWrites.add(write);
+    void write.finally(() => pendingWrites.delete(write));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
+    const receivedAt = new Date().toISOString();
+    const requestId = `wfgw_${randomUUID()}`;
+    const row: UsageRow = {
+      schema_version: 1,
+      gateway_request_id: requestId,
+      cell_id: null,
+      received_at: receivedAt,
+      completed_at: receivedAt,
+      duration_ms: 0,
+      path: (req.url ?? "").slice(0, 500),
+      upstream: upstream.kind,
+      stream: null,
+      model_requested: null,
+      model_served: null,
+      http_status: null,
+      upstream_request_id: null,
+      outcome: "ok",
+      usage: emptyUsage(),
+      cost_usd: null,
+      priced_model: null,
+      price_table: priceTable,
+      attempt: 1,
+      retry_of: null,
+      request_sha256: null,
+      sse_conformant: null,
+      sse_violations: [],
+      response_bytes: 0,
+      error: null,
+    };
+    const finish = (outcome: RequestOutcome, status: number | null, error: string | null): void => {
+      row.outcome = outcome;
+      row.http_status = status;
+      row.error = error === null ? null : redactSecrets(error, secrets).slice(0, 500);
+      row.completed_at = new Date().toISOString();
+      row.duration_ms = Math.round((performance.now() - started) * 1000) / 1000;
+      const priced = priceUsage(row.usage, row.model_served ?? row.model_requested);
+      row.cost_usd = priced.costUsd;
+      row.priced_model = priced.pricedModel;
+      if (outcome !== "ok" && row.cell_id !== null && row.request_sha256 !== null) {
+        const key = `${row.cell_id}\0${row.request_sha256}`;
+        if (!failedBodies.has(key)) failedBodies.set(key, { firstRequestId: requestId, attempts: row.attempt });
+      }
+      record(row);
+    };
+
+    const cellId = tokens.resolveToken(presentedToken(req.headers));
+    if (cellId === null) {
+      req.resume();
+      row.response_bytes = sendError(res, 401, "authentication_error", "unknown or revoked gateway token");
+      finish("unauthorized", 401, "unknown or revoked token");
+      return;
+    }
+    row.cell_id = cellId;
+    const pathname = (req.url ?? "").split("?")[0];
+    if (req.method !== "POST" || pathname !== "/v1/messages") {
+      req.resume();
+      row.response_bytes = sendError(res, 404, "not_found_error", "the gateway serves POST /v1/messages only");
+      finish("bad_request", 404, `${req.method ?? "?"} ${pathname ?? ""} is not served`);
+      return;
+    }
+    let body: Buffer | null;
+    try {
+      body = await readBody(req, maxRequestBytes);
+    } catch (error) {
+      finish("aborted", null, `client went away while sending the request: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    if (body === null) {
+      row.response_bytes = sendError(res, 413, "request_too_large", "request body too large");
+      finish("bad_request", 413, "request body too large");
+      return;
+    }
+    row.request_sha256 = createHash("sha256").update(body).digest("hex");
+    const decoded = decodeForInspection(body, headerValue(req.headers, "content-encoding"), maxRequestBytes);
+    let head: unknown;
+    try {
+      if (decoded === null) throw new Error("undecodable");
+      head = JSON.parse(decoded.toString("utf8"));
+    } catch {
+      row.response_bytes = sendError(res, 400, "invalid_request_error", "request body is not JSON (after content-encoding)");
+      finish("bad_request", 400, "request body is not JSON");
+      return;
+    }
+    const parsedHead = MessagesRequestHead.safeParse(head);
+    if (parsedHead.success) {
+      row.model_requested = parsedHead.data.model ?? null;
+      row.stream = parsedHead.data.stream ?? false;
+    }
+    const earlier = failedBodies.get(`${cellId}\0${row.request_sha256}`);
+    if (earlier !== undefined) {
+      earlier.attempts += 1;
+      row.attempt = earlier.attempts;
+      row.retry_of = earlier.firstRequestId;
+    }
+
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined || NOT_FORWARDED.has(name)) continue;
+      headers[name] = value;
+    }
+    headers["accept-encoding"] = "identity";
+    if (upstream.apiKey !== undefined) {
+      if (upstream.authScheme === "bearer") headers["authorization"] = `Bearer ${upstream.apiKey}`;
+      else headers["x-api-key"] = upstream.apiKey;
+    }
+
+    const abort = new AbortController();
+    inflight.add(abort);
+    let clientGone = false;
+    res.on("close", () => {
+      if (!res.writableFinished) {
+        clientGone = true;
+        abort.abort();
+      }
+    });
+
+    const usageReader = createUsageAccumulator();
+    const checker = createSseConformanceChecker();
+    const sse = createSseParser();
+    let sawErrorEvent = false;
+    try {
+      const upstreamRes = await undiciRequest(new URL(`${basePath}${req.url ?? ""}`, base.origin), {
+        method: "POST",
+        headers,
+        body,
+        dispatcher,
+        signal: abort.signal,
+      });
+      row.http_status = upstreamRes.statusCode;
+      const upstreamId = upstreamRes.headers["request-id"] ?? upstreamRes.headers["x-request-id"];
+      row.upstream_request_id = typeof upstreamId === "string" ? upstreamId : null;
+      const outHeaders: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(upstreamRes.headers)) {
+        if (value === undefined || HOP_BY_HOP.has(name)) continue;
+        outHeaders[name] = value;
+      }
+      const contentType = upstreamRes.headers["content-type"];
+      const isSse = typeof contentType === "string" && contentType.toLowerCase().startsWith("text/event-stream");
+      res.writeHead(upstreamRes.statusCode, outHeaders);
+      const captured: Buffer[] = [];
+      let capturedBytes = 0;
+      for await (const chunk of upstreamRes.body) {
+        const buffer = chunk as Buffer;
+        row.response_bytes += buffer.length;
+        if (!res.write(buffer)) await waitForDrainOrClose(res);
+        if (isSse) {
+          for (const event of sse.push(buffer)) {
+            const data = checker.push(event);
+            usageReader.push(data);
+            if (event.event === "error") sawErrorEvent = true;
+          }
+        } else if (capturedBytes + buffer.length <= NON_STREAM_CAPTURE_BYTES) {
+          captured.push(buffer);
+          capturedBytes += buffer.length;
+        }
+        if (clientGone) break;
+      }
+      if (clientGone) {
+        throw new Error("client closed the connection before the response ended");
+      }
+      res.end();
+      if (isSse) {
+        for (const event of sse.end()) usageReader.push(checker.push(event));
+        const report = checker.finish();
+        const result = usageReader.result();
+        row.usage = result.usage;
+        row.model_served = result.model;
+        row.sse_conformant = report.conformant;
+        row.sse_violations = [...report.violations];
+      } else {
+        let parsed: unknown = null;
+        try {
+          parsed = JSON.parse(Buffer.concat(captured, capturedBytes).toString("utf8"));
+        } catch {
+          parsed = null;
+        }
+        const result = extractUsageFromMessage(parsed);
+        row.usage = result.usage;
+        row.model_served = result.model;
+      }
+      const status = upstreamRes.statusCode;
+      if (status >= 400) finish("http_error", status, `upstream answered HTTP ${status}`);
+      else if (sawErrorEvent) finish("stream_error", status, "upstream stream carried an error event");
+      else finish("ok", status, null);
+    } catch (error) {
+      const partial = usageReader.result();
+      if (partial.sawUsage) {
+        row.usage = partial.usage;
+        row.model_served = partial.model;
+      }
+      if (row.sse_conformant === null && row.response_bytes > 0) {
+        const report = checker.finish();
+        row.sse_conformant = report.conformant;
+        row.sse_violations = [...report.violations];
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      if (clientGone || shuttingDown) {
+        if (res.headersSent) res.destroy();
+        finish("aborted", row.http_status, shuttingDown ? `gateway closed mid-request: ${message}` : message);
+      } else if (res.headersSent) {
+        res.destroy();
+        finish("stream_error", row.http_status, `upstream stream failed: ${message}`);
+      } else {
+        row.response_bytes = sendError(res, 502, "api_error", "the gateway could not reach its upstream");
+        finish("upstream_unreachable", 502, message);
+      }
+    } finally {
+      inflight.delete(abort);
+    }
+  };
+
+  const active = new Set<Promise<void>>();
+  const server: Server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+    const handled = handle(req, res).catch((error: unknown) => {
+      // A bug in the handler must not take the gateway down with it; the client gets a 500.
+      if (!res.headersSent) sendError(res, 500, "api_error", "gateway internal error");
+      else res.destroy();
+      writeError ??= error;
+    });
+    active.add(handled);
+    void handled.finally(() => active.delete(handled));
+  });
+  server.headersTimeout = 60_000;
+
+  let url: string;
+  let socketPath: string | null = null;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      if ("socketPath" in listen.data) server.listen(listen.data.socketPath, () => resolve());
+      else server.listen(listen.data.port, listen.data.host, () => resolve());
+    });
+  } catch (cause) {
+    await log.close();
+    await dispatcher.close();
+    throw new GatewayListenError(`gateway cannot listen: ${String(cause)}`, { cause });
+  }
+  if ("socketPath" in listen.data) {
+    socketPath = listen.data.socketPath;
+    url = "http://localhost";
+  } else {
+    const address = server.address() as AddressInfo;
+    url = `http://127.0.0.1:${address.port}`;
+  }
+
+  let closing: Promise<void> | null = null;
+  const flush = async (): Promise<void> => {
+    while (pendingWrites.size > 0) await Promise.all([...pendingWrites]);
+    if (writeError !== null) {
+      const error = writeError;
+      writeError = null;
+      throw error;
+    }
+  };
+
+  return {
+    socketPath,
+    url,
+    mintCellToken: (cellId) => tokens.mintCellToken(cellId),
+    revokeCell: (cellId) => tokens.revokeCell(cellId),
+    summarizeCell: (cellId) => summarizeCellUsage(rows, cellId),
+    flush,
+    close() {
+      closing ??= (async () => {
+        shuttingDown = true;
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const controller of inflight) controller.abort();
+        server.closeAllConnections();
+        await closed;
+        // Aborted requests record their rows once the abort lands; wait for every handler to finish.
+        while (active.size > 0) await Promise.all([...active]);
+        try {
+          await flush();
+        } finally {
+          pendingWrites = new Set();
+          await log.close();
+          await dispatcher.close();
+          if (socketPath !== null) await unlink(socketPath).catch(() => undefined);
+        }
+      })();
+      return closing;
+    },
+  };
+}
