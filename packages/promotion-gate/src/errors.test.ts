@@ -17,3 +17,17 @@ describe("PromotionError", () => {
     expect(isPromotionError("PROMOTION_TEST")).toBe(false);
   });
 });
+
+describe("OverlayTransactionError", () => {
+  it("is a PromotionError carrying the transaction state and recovery path", async () => {
+    const { OverlayTransactionError } = await import("./errors.js");
+    const error = new OverlayTransactionError("PROMOTION_APPLY_ROLLBACK_INCOMPLETE", "x", {
+      transactionState: "rollback-incomplete",
+      recoveryPath: "/r.json",
+      rollbackFailures: ["a"],
+    });
+    expect(isPromotionError(error)).toBe(true);
+    expect(error).toBeInstanceOf(PromotionError);
+    expect(error).toMatchObject({ name: "OverlayTransactionError", transactionState: "rollback-incomplete", recoveryPath: "/r.json" });
+  });
+});

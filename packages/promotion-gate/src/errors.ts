@@ -17,3 +17,29 @@ export function isPromotionError(value: unknown): value is PromotionError {
   const code: unknown = (value as Error & { code?: unknown }).code;
   return typeof code === "string" && code.startsWith("PROMOTION_");
 }
+
+/** Final state of an apply transaction that did not end cleanly. */
+export type TransactionState = "published" | "rolled-back" | "rollback-incomplete";
+
+/**
+ * Thrown when the apply transaction failed after it started writing: PROMOTION_APPLY_ROLLED_BACK (every destination
+ * holds its original bytes), PROMOTION_APPLY_ROLLBACK_INCOMPLETE (some do not: see the recovery file) or
+ * PROMOTION_APPLY_CLEANUP_INCOMPLETE (published or rolled back, but temporary files remain: see the recovery file).
+ */
+export class OverlayTransactionError extends PromotionError {
+  readonly transactionState: TransactionState;
+  readonly recoveryPath: string | null;
+  readonly rollbackFailures: readonly string[];
+  constructor(
+    code: "PROMOTION_APPLY_ROLLED_BACK" | "PROMOTION_APPLY_ROLLBACK_INCOMPLETE" | "PROMOTION_APPLY_CLEANUP_INCOMPLETE",
+    message: string,
+    details: { transactionState: TransactionState; recoveryPath: string | null; rollbackFailures: readonly string[] },
+    options?: ErrorOptions,
+  ) {
+    super(code, message, options);
+    this.name = "OverlayTransactionError";
+    this.transactionState = details.transactionState;
+    this.recoveryPath = details.recoveryPath;
+    this.rollbackFailures = details.rollbackFailures;
+  }
+}

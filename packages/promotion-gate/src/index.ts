@@ -1,2 +1,79 @@
-export { PromotionError, isPromotionError } from "./errors.js";
-export type { PromotionErrorCode } from "./errors.js";
+export { PromotionError, isPromotionError, OverlayTransactionError } from "./errors.js";
+export type { PromotionErrorCode, TransactionState } from "./errors.js";
+export type { Result } from "./result.js";
+export {
+  CANDIDATE_ARMS,
+  CANDIDATE_ARM_NAMES,
+  PROMOTION_METRICS,
+  MAIN_LOOP_ONLY_METRICS,
+  MAIN_LOOP_ONLY_WARNING,
+  ERROR_KINDS,
+  EXCLUDED_ERROR_KINDS,
+  EXECUTION_FAILURE_KINDS,
+  EVIDENCE_FAILURE_KINDS,
+  PROMOTION_SCHEMA_VERSION,
+  EVIDENCE_MAX_AGE_DAYS,
+  MIN_GATED_TASK_RATIO,
+  MAX_FAILED_TASK_REGRESSION_PCT,
+  REVIEW_MIN_IMPROVEMENT,
+  DEFAULT_MIN_RUNS,
+  DEFAULT_MIN_IMPROVEMENT_PCT,
+  DEFAULT_MAX_TASK_REGRESSION_PCT,
+  CANDIDATE_SKILLS,
+} from "./constants.js";
+export type { CandidateArm, PromotionMetric, ErrorKind } from "./constants.js";
+export {
+  ResultRowSchema,
+  AggregateSchema,
+  ImplementationPolicySchema,
+  ReviewPolicySchema,
+  CandidatePolicySchema,
+  ImplementationDecisionSchema,
+  ReviewDecisionSchema,
+  TaskBindingSchema,
+  PromotionEvidenceSchema,
+  PromotionSchema,
+  ApplyBindingsSchema,
+  REVIEW_METRIC_FIELDS,
+  MEDIAN_FIELDS,
+} from "./schema.js";
+export type {
+  ResultRow,
+  Aggregate,
+  AggregatedResults,
+  ImplementationPolicy,
+  ReviewPolicy,
+  CandidatePolicy,
+  DecisionValue,
+  ImplementationDecision,
+  ImplementationTaskRow,
+  ReviewDecision,
+  ReviewTaskRow,
+  CandidateDecision,
+  TaskBinding,
+  PromotionEvidence,
+  Promotion,
+  ApplyBindings,
+} from "./schema.js";
+export { parseResultRows } from "./parse-result-rows.js";
+export type { RowRefusal } from "./parse-result-rows.js";
+export { roundHalfEven, computeMedian } from "./python-round.js";
+export { aggregate, aggregateByTaskArm, isValidRow, compareCodePoints } from "./aggregate.js";
+export { evaluateImplementationCandidate } from "./evaluate-implementation-candidate.js";
+export type { ImplementationCandidateInput } from "./evaluate-implementation-candidate.js";
+export { evaluateReviewCandidate } from "./evaluate-review-candidate.js";
+export type { ReviewCandidateInput } from "./evaluate-review-candidate.js";
+export { buildCandidatePolicy, buildPromotionEvidence, ABORTED_SWEEP_REASON } from "./build-promotion-evidence.js";
+export type { PolicyThresholds, PromotionEvidenceInput } from "./build-promotion-evidence.js";
+export { buildPromotion, serializePromotion } from "./build-promotion.js";
+export type { BuildPromotionInput } from "./build-promotion.js";
+export { validatePromotionForApply } from "./validate-promotion-for-apply.js";
+export type { ApplyRefusal, ValidatedPromotion } from "./validate-promotion-for-apply.js";
+export { checkOverlayPath, listMirrorTargets, computeOverlayDigest } from "./overlay-files.js";
+export type { OverlayFile } from "./overlay-files.js";
+export { nodeFsOperations } from "./fs-operations.js";
+export type { FsOperations, FileIdentity } from "./fs-operations.js";
+export { applyPromotedOverlay } from "./apply-promoted-overlay.js";
+export type { ApplyOverlayInput, ApplyOverlayRefusal, AppliedOverlay } from "./apply-promoted-overlay.js";
+export { recoverOverlayTransaction, RecoveryJournalSchema } from "./recovery-journal.js";
+export type { RecoveryJournal, RecoveryOutcome, RecoveryRefusal } from "./recovery-journal.js";

@@ -1,0 +1,151 @@
+import {
+  EVIDENCE_FAILURE_KINDS,
+  EXCLUDED_ERROR_KINDS,
+  EXECUTION_FAILURE_KINDS,
+  TRANSCRIPT_MISSING_REASON,
+} from "./constants.js";
+import { computeMedian } from "./python-round.js";
+import { MEDIAN_FIELDS, REVIEW_METRIC_FIELDS, type Aggregate, type AggregatedResults, type ResultRow } from "./schema.js";
+
+const REVIEW_INVALID_KIND = "review-evidence-invalid";
+
+/** True when a row enters medians: its kind is not excluded and its review evidence is not known-invalid. */
+export function isValidRow(row: ResultRow): boolean {
+  if (row.error_kind != null && EXCLUDED_ERROR_KINDS.has(row.error_kind)) return false;
+  return row.review_evidence_valid !== false;
+}
+
+function collectExecutionFailure(row: ResultRow): string | null {
+  return row.error_kind != null && EXECUTION_FAILURE_KINDS.has(row.error_kind) ? row.error_kind : null;
+}
+
+function collectEvidenceFailures(row: ResultRow): string[] {
+  const kinds: string[] = [];
+  if (row.error_kind != null && EVIDENCE_FAILURE_KINDS.has(row.error_kind)) kinds.push(row.error_kind);
+  // An invalid review artifact is an evidence failure whatever the primary kind says (reference §4.3).
+  if (row.review_evidence_valid === false) kinds.push(REVIEW_INVALID_KIND);
+  if (row.transcript_missing === true) kinds.push(TRANSCRIPT_MISSING_REASON);
+  return kinds;
+}
+
+function countBy<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+  let total = 0;
+  for (const item of items) if (predicate(item)) total += 1;
+  return total;
+}
+
+/**
+ * Aggregates the rows of one task × arm exactly as reference §5.2 (medians over valid rows, null-cost rule, fresh vs
+ * reused health counts, review metric medians with min for blocker recall); trusts rows already parsed by
+ * ResultRowSchema and refuses an empty list (throws RangeError, there is nothing to aggregate).
+ */
+export function aggregate(rows: readonly ResultRow[]): Aggregate {
+  const first = rows[0];
+  if (first === undefined) throw new RangeError("aggregate needs at least one row");
+  const valid = rows.filter(isValidRow);
+  const medianSource: readonly ResultRow[] = valid.length > 0 ? valid : [];
+
+  const medians = {} as Record<(typeof MEDIAN_FIELDS)[number], number>;
+  for (const field of MEDIAN_FIELDS) {
+    medians[field] = medianSource.length === 0 ? 0 : computeMedian(medianSource.map((row) => row[field] ?? 0));
+  }
+  const costs = valid.map((row) => row.cost_usd ?? null);
+  const costUsd = costs.length === 0 || costs.some((cost) => cost === null) ? null : computeMedian(costs as number[]);
+
+  const fresh = rows.filter((row) => row.reused !== true);
+  const healthReasons = new Set<string>();
+  let executionFailures = 0;
+  let evidenceFailures = 0;
+  let admissible = 0;
+  for (const row of fresh) {
+    const execution = collectExecutionFailure(row);
+    const evidence = collectEvidenceFailures(row);
+    if (execution !== null) {
+      executionFailures += 1;
+      healthReasons.add(execution);
+    }
+    if (evidence.length > 0) evidenceFailures += 1;
+    for (const kind of evidence) healthReasons.add(kind);
+    // Counted directly: one row can fail both ways, so admissible ≠ attempts − execution − evidence.
+    if (execution === null && evidence.length === 0) admissible += 1;
+  }
+
+  const errorKinds: Record<string, number> = {};
+  for (const row of rows) {
+    if (row.error_kind != null) errorKinds[row.error_kind] = (errorKinds[row.error_kind] ?? 0) + 1;
+  }
+
+  const result: Aggregate = {
+    class: first.class,
+    runs: rows.length,
+    valid_runs: valid.length,
+    excluded_runs: rows.length - valid.length,
+    resolved: countBy(rows, (row) => row.resolved),
+    resolved_fresh: countBy(fresh, (row) => row.resolved),
+    fresh_attempts: fresh.length,
+    execution_failures: executionFailures,
+    evidence_failures: evidenceFailures,
+    admissible,
+    health_reasons: [...healthReasons].sort(compareCodePoints),
+    transcripts_missing: countBy(rows, (row) => row.transcript_missing === true),
+    error_kinds: errorKinds,
+    ...medians,
+    cost_usd: costUsd,
+  };
+
+  if (valid.some((row) => row.review_weighted_f1 !== undefined)) {
+    for (const field of REVIEW_METRIC_FIELDS) {
+      const values = valid.map((row) => row[field] ?? null);
+      if (values.some((value) => value === null)) {
+        result[field] = null;
+      } else {
+        const present = values as number[];
+        // Blocker recall is a floor: every repeat must keep the blockers, so the worst repeat speaks for the arm.
+        result[field] = field === "review_blocker_recall" ? Math.min(...present) : computeMedian(present);
+      }
+    }
+    const verdicts = valid.map((row) => row.review_verdict_correct);
+    result.review_verdict_correct = verdicts.every((value) => typeof value === "boolean") ? verdicts.every((value) => value === true) : null;
+    for (const field of ["review_clean_control", "review_clean_pass"] as const) {
+      result[field] = valid.every((row) => row[field] !== undefined) ? valid.every((row) => row[field] === true) : null;
+    }
+  }
+  return result;
+}
+
+/** Compares strings by Unicode code point, the order Python's sorted() uses (UTF-16 order differs above U+FFFF). */
+export function compareCodePoints(a: string, b: string): number {
+  const left = [...a];
+  const right = [...b];
+  const length = Math.min(left.length, right.length);
+  for (let index = 0; index < length; index += 1) {
+    const difference = (left[index] as string).codePointAt(0)! - (right[index] as string).codePointAt(0)!;
+    if (difference !== 0) return difference;
+  }
+  return left.length - right.length;
+}
+
+/**
+ * Groups rows by task then arm and aggregates each group; trusts parsed rows, keeps tasks and arms in first-seen order
+ * (decisions sort tasks themselves, so row order never changes a decision).
+ */
+export function aggregateByTaskArm(rows: readonly ResultRow[]): AggregatedResults {
+  const groups = new Map<string, Map<string, ResultRow[]>>();
+  for (const row of rows) {
+    let arms = groups.get(row.task);
+    if (arms === undefined) {
+      arms = new Map();
+      groups.set(row.task, arms);
+    }
+    const bucket = arms.get(row.arm);
+    if (bucket === undefined) arms.set(row.arm, [row]);
+    else bucket.push(row);
+  }
+  const results: Record<string, Record<string, Aggregate>> = {};
+  for (const [task, arms] of groups) {
+    const perArm: Record<string, Aggregate> = {};
+    for (const [arm, bucket] of arms) perArm[arm] = aggregate(bucket);
+    results[task] = perArm;
+  }
+  return results;
+}

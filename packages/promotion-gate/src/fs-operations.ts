@@ -1,0 +1,85 @@
+import * as fs from "node:fs";
+
+/** The file identity and type facts the apply transaction checks. */
+export interface FileIdentity {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly mode: number;
+  readonly size: bigint;
+  readonly mtimeNs: bigint;
+  readonly kind: "file" | "directory" | "symlink" | "other";
+}
+
+/**
+ * The synchronous filesystem primitives the apply transaction uses; injectable so tests can fail any single step.
+ * Every operation throws on failure (an ENOENT from lstat included).
+ */
+export interface FsOperations {
+  lstat(path: string): FileIdentity;
+  realpath(path: string): string;
+  readFile(path: string): Buffer;
+  /** Creates a new file (never follows or replaces), writes, fsyncs and closes it. */
+  writeFileExclusive(path: string, bytes: Uint8Array, mode: number): void;
+  link(existingPath: string, newPath: string): void;
+  rename(fromPath: string, toPath: string): void;
+  unlink(path: string): void;
+  fsyncDirectory(path: string): void;
+}
+
+function classify(stats: fs.BigIntStats): FileIdentity["kind"] {
+  if (stats.isSymbolicLink()) return "symlink";
+  if (stats.isFile()) return "file";
+  if (stats.isDirectory()) return "directory";
+  return "other";
+}
+
+/** The real filesystem (node:fs, synchronous, no-follow where Node offers it); trusts nothing it reads. */
+export const nodeFsOperations: FsOperations = {
+  lstat(path) {
+    const stats = fs.lstatSync(path, { bigint: true });
+    return { dev: stats.dev, ino: stats.ino, mode: Number(stats.mode & 0o7777n), size: stats.size, mtimeNs: stats.mtimeNs, kind: classify(stats) };
+  },
+  realpath(path) {
+    return fs.realpathSync.native(path);
+  },
+  readFile(path) {
+    const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    try {
+      return fs.readFileSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+  writeFileExclusive(path, bytes, mode) {
+    const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
+    let ok = false;
+    try {
+      fs.writeFileSync(fd, bytes);
+      // The umask may have narrowed the requested mode; the destination must keep the original's mode exactly.
+      fs.fchmodSync(fd, mode);
+      fs.fsyncSync(fd);
+      ok = true;
+    } finally {
+      fs.closeSync(fd);
+      // A partial staged file must not survive a failed write or fsync.
+      if (!ok) fs.rmSync(path, { force: true });
+    }
+  },
+  link(existingPath, newPath) {
+    fs.linkSync(existingPath, newPath);
+  },
+  rename(fromPath, toPath) {
+    fs.renameSync(fromPath, toPath);
+  },
+  unlink(path) {
+    fs.unlinkSync(path);
+  },
+  fsyncDirectory(path) {
+    const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+};
