@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { assistant, encode, init, jsonl, result, toolResult, toolUse, user } from "../test/support/events.js";
+import { parseEvidenceBytes, type ParsedEvidenceStream } from "./parse-evidence-stream.js";
+import { proveSkillUse } from "./prove-skill-use.js";
+import type { JsonObject } from "./schema.js";
+
+function stream(events: JsonObject[]): ParsedEvidenceStream {
+  const parsed = parseEvidenceBytes(encode(jsonl([...events, result()])));
+  if (!parsed.ok) throw new Error(parsed.error.message);
+  return parsed.value;
+}
+
+const skillCall = (id: string, input: JsonObject, name = "Skill"): JsonObject => assistant([toolUse(id, name, input)]);
+const answer = (id: string, extra: JsonObject = {}): JsonObject => user([toolResult(id, extra)]);
+
+describe("proveSkillUse", () => {
+  describe("matching requests", () => {
+    it.each([
+      ["skill field", { skill: "review" }, "Skill"],
+      ["command field with slash and args", { command: "/review --all" }, "Skill"],
+      ["name field with plugin prefix", { name: "ce:review" }, "Skill"],
+      ["case-folded tool name", { skill: "review" }, "SKILL"],
+      ["long-s fold", { skill: "review" }, "ſkill"],
+    ])("proves a %s", (_label, input, name) => {
+      const proof = proveSkillUse(stream([init(["review"]), skillCall("t1", input, name), answer("t1")]), "review");
+      expect(proof).toMatchObject({ skillInvoked: true, status: "proven", matchingRequests: 1, successfulResults: 1, discovered: true });
+    });
+
+    it("ignores other skills and non-Skill tools with the same input", () => {
+      const proof = proveSkillUse(
+        stream([skillCall("t1", { skill: "other" }), answer("t1"), skillCall("t2", { skill: "review" }, "Bash"), answer("t2")]),
+        "review",
+      );
+      expect(proof).toMatchObject({ skillInvoked: false, status: "not-invoked", matchingRequests: 0, discovered: null });
+    });
+
+    it("is false when every matching result is an error, true when one of several succeeds", () => {
+      const failed = proveSkillUse(stream([skillCall("t1", { skill: "review" }), answer("t1", { is_error: true })]), "review");
+      expect(failed).toMatchObject({ skillInvoked: false, erroredResults: 1 });
+      const mixed = proveSkillUse(
+        stream([skillCall("t1", { skill: "review" }), answer("t1", { is_error: true }), skillCall("t2", { skill: "review" }), answer("t2", { is_error: false })]),
+        "review",
+      );
+      expect(mixed).toMatchObject({ skillInvoked: true, erroredResults: 1, successfulResults: 1 });
+    });
+
+    it("reads blocks from a top-level content array too", () => {
+      const proof = proveSkillUse(
+        stream([{ type: "assistant", content: [toolUse("t1", "Skill", { skill: "review" })] }, { type: "user", content: [toolResult("t1")] }]),
+        "review",
+      );
+      expect(proof.skillInvoked).toBe(true);
+    });
+  });
+
+  describe("unverifiable evidence", () => {
+    it.each([
+      ["an invalid tool_use id", [skillCall("bad id!", { skill: "x" })], "EVIDENCE_TOOL_USE_ID_INVALID"],
+      ["a missing tool_use id", [assistant([{ type: "tool_use", name: "Bash", input: {} }])], "EVIDENCE_TOOL_USE_ID_INVALID"],
+      ["an over-long tool_use id", [skillCall("a".repeat(257), { skill: "x" })], "EVIDENCE_TOOL_USE_ID_INVALID"],
+      ["a duplicate tool_use id", [skillCall("t1", { skill: "x" }), skillCall("t1", { skill: "y" })], "EVIDENCE_TOOL_USE_ID_DUPLICATE"],
+      ["an invalid tool_result id", [user([toolResult(42)])], "EVIDENCE_TOOL_RESULT_ID_INVALID"],
+      ["a duplicate tool_result id", [answer("t9"), answer("t9")], "EVIDENCE_TOOL_RESULT_ID_DUPLICATE"],
+      ["a non-boolean is_error", [answer("t9", { is_error: "yes" })], "EVIDENCE_TOOL_RESULT_IS_ERROR_INVALID"],
+      ["a request without result", [skillCall("t1", { skill: "review" })], "EVIDENCE_SKILL_RESULT_MISSING"],
+      ["a result in the same event", [assistant([toolUse("t1", "Skill", { skill: "review" }), toolResult("t1")])], "EVIDENCE_SKILL_RESULT_BEFORE_REQUEST"],
+      ["a result before its request", [answer("t1"), skillCall("t1", { skill: "review" })], "EVIDENCE_SKILL_RESULT_BEFORE_REQUEST"],
+    ])("returns null for %s", (_label, events, code) => {
+      const proof = proveSkillUse(stream(events as JsonObject[]), "review");
+      expect(proof.skillInvoked).toBeNull();
+      expect(proof.status).toBe("unverifiable");
+      expect(proof.diagnostics.map((diagnostic) => diagnostic.code)).toContain(code);
+    });
+
+    it("stays unverifiable even when another request is proven", () => {
+      const proof = proveSkillUse(stream([skillCall("t1", { skill: "review" }), answer("t1"), skillCall("t2", { skill: "review" })]), "review");
+      expect(proof.skillInvoked).toBeNull();
+      expect(proof.successfulResults).toBe(1);
+    });
+
+    it("never looks at events after the result", () => {
+      const parsed = parseEvidenceBytes(encode(jsonl([skillCall("t1", { skill: "review" }), result(), { type: "system", content: [toolResult("t1")] }])));
+      if (!parsed.ok) throw new Error(parsed.error.message);
+      expect(proveSkillUse(parsed.value, "review").diagnostics[0]?.code).toBe("EVIDENCE_SKILL_RESULT_MISSING");
+    });
+  });
+
+  it("counts tool uses per sanitised name, gitnexus tools and subagent tools", () => {
+    const proof = proveSkillUse(
+      stream([
+        assistant([toolUse("a", "Bash", {}), toolUse("b", "Bash", {}), toolUse("c", "mcp__gitnexus__query", {}), toolUse("d", "evil name\n", {})]),
+        assistant([toolUse("e", "Read", {})], { parent_tool_use_id: "c" }),
+      ]),
+      "review",
+    );
+    expect(proof.toolUseCounts).toEqual({ Bash: 2, Read: 1, mcp__gitnexus__query: 1, tool: 1 });
+    expect(proof.gitnexusToolUses).toBe(1);
+    expect(proof.subagentToolUses).toBe(1);
+  });
+
+  it("throws EVIDENCE_INVALID_OPTIONS for an empty expected skill", () => {
+    expect(() => proveSkillUse(stream([]), " / ")).toThrow(expect.objectContaining({ code: "EVIDENCE_INVALID_OPTIONS" }));
+  });
+});
