@@ -188,7 +188,7 @@ export function createSseConformanceChecker(): SseConformanceChecker {
   };
 }
 
-/** Checks a whole SSE stream held in memory (tests, the scripted model's self-check). */
+/** Checks a whole SSE stream held in memory (tests and callers holding a recorded stream); trusts none of its bytes. */
 export function checkSseConformance(stream: string | Uint8Array): SseConformanceReport {
   const parser = createSseParser();
   const checker = createSseConformanceChecker();

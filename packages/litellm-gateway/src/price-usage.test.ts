@@ -26,6 +26,13 @@ describe("priceUsage", () => {
     expect(priceUsage(FULL, "openai/gpt-4.1")).toEqual(bare);
   });
 
+  it("prices an OpenAI id whose cache fields are absent as uncached, but never an Anthropic one", () => {
+    const noCache = { ...FULL, cache_read_input_tokens: null, cache_creation_input_tokens: null };
+    expect(priceUsage(noCache, "gpt-4.1")).toEqual(priceUsage({ ...noCache, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, "gpt-4.1"));
+    expect(priceUsage(noCache, "gpt-4.1").costUsd).toBeGreaterThan(0);
+    expect(priceUsage(noCache, "claude-sonnet-4-5")).toEqual({ costUsd: null, pricedModel: null });
+  });
+
   it.each([["free-coder"], ["scripted-model"], ["claude-does-not-exist-9"]])("returns null cost for unknown model %s", (model) => {
     expect(priceUsage(FULL, model)).toEqual({ costUsd: null, pricedModel: null });
   });

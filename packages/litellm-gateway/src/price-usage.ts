@@ -40,8 +40,9 @@ function providerFor(model: string): string | null {
 
 /**
  * Prices Anthropic-semantics wire usage (input_tokens is the uncached remainder) from the pinned table.
- * Refuses to guess: a model outside the Anthropic/OpenAI families, a model the table lacks, or any unknown token
- * field yields a null cost, never 0.
+ * Refuses to guess: a model outside the Anthropic/OpenAI families, a model the table lacks, unknown input or output
+ * tokens, or (for Anthropic ids) an unknown cache field yields a null cost, never 0. For OpenAI ids an absent cache
+ * field counts as no cached tokens, because the Anthropic-shaped usage LiteLLM translates for them may omit those fields.
  */
 export function priceUsage(usage: WireUsage, model: string | null): PricedUsage {
   if (model === null) return { costUsd: null, pricedModel: null };

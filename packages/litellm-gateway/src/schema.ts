@@ -7,6 +7,7 @@ export const WireUsage = z.object({
   cache_read_input_tokens: z.number().int().nonnegative().nullable(),
   cache_creation_input_tokens: z.number().int().nonnegative().nullable(),
 });
+/** Inferred type of WireUsage. */
 export type WireUsage = z.infer<typeof WireUsage>;
 
 /** How one proxied request ended, from the client's point of view. */
@@ -19,10 +20,12 @@ export const RequestOutcome = z.enum([
   "unauthorized",
   "bad_request",
 ]);
+/** Inferred type of RequestOutcome. */
 export type RequestOutcome = z.infer<typeof RequestOutcome>;
 
 /** Which kind of upstream served a request (recorded in every usage row). */
 export const UpstreamKind = z.enum(["anthropic", "anthropic-compatible", "litellm", "scripted"]);
+/** Inferred type of UpstreamKind. */
 export type UpstreamKind = z.infer<typeof UpstreamKind>;
 
 /** One line of the append-only usage JSONL: one per request the gateway saw, failed and refused ones included. */
@@ -53,6 +56,7 @@ export const UsageRow = z.object({
   response_bytes: z.number().int().nonnegative(),
   error: z.string().nullable(),
 });
+/** Inferred type of UsageRow (one parsed usage-log line). */
 export type UsageRow = z.infer<typeof UsageRow>;
 
 /** The usage object as Anthropic puts it on the wire; unknown extra fields are ignored. */
@@ -64,6 +68,7 @@ export const AnthropicUsageWire = z
     cache_creation_input_tokens: z.number().int().nonnegative().nullable().optional(),
   })
   .loose();
+/** Inferred type of AnthropicUsageWire. */
 export type AnthropicUsageWire = z.infer<typeof AnthropicUsageWire>;
 
 /** The few request-body fields the gateway reads; everything else is forwarded untouched. */
@@ -73,6 +78,7 @@ export const MessagesRequestHead = z
     stream: z.boolean().optional(),
   })
   .loose();
+/** Inferred type of MessagesRequestHead. */
 export type MessagesRequestHead = z.infer<typeof MessagesRequestHead>;
 
 /** A non-streaming `message` response, reduced to the fields used for metering. */
@@ -96,6 +102,7 @@ export const UpstreamConfig = z.object({
   /** How the key is presented upstream. */
   authScheme: z.enum(["x-api-key", "bearer"]).default("x-api-key"),
 });
+/** Input type of UpstreamConfig (authScheme may be omitted; it defaults to x-api-key). */
 export type UpstreamConfig = z.input<typeof UpstreamConfig>;
 
 /** Where the front proxy listens: a Unix socket path (preferred) or a loopback TCP port (fallback). */
@@ -103,4 +110,5 @@ export const ListenConfig = z.union([
   z.object({ socketPath: z.string().min(1) }),
   z.object({ host: z.literal("127.0.0.1"), port: z.number().int().min(0).max(65535) }),
 ]);
+/** Inferred type of ListenConfig. */
 export type ListenConfig = z.infer<typeof ListenConfig>;

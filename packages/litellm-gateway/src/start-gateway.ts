@@ -30,6 +30,11 @@ export interface StartGatewayOptions {
   readonly requestTimeoutMs?: number;
   /** Largest request body accepted, in bytes (default 64 MiB). */
   readonly maxRequestBytes?: number;
+  /**
+   * Further secrets to strip (with the upstream key) from response headers, non-streaming bodies and usage rows,
+   * e.g. the OpenAI key that sits behind a LiteLLM upstream.
+   */
+  readonly redact?: readonly string[];
 }
 
 /** A running metering gateway. */
@@ -70,12 +75,32 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
   return Array.isArray(value) ? value[0] : value;
 }
 
-function presentedToken(headers: IncomingHttpHeaders): string {
-  const apiKey = headerValue(headers, "x-api-key");
-  if (apiKey !== undefined && apiKey !== "") return apiKey;
-  const auth = headerValue(headers, "authorization");
-  const match = auth === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(auth);
-  return match?.[1] ?? "";
+// Every credential header value counts (Node keeps only the first of repeated Authorization headers in
+// `req.headers`): two different tokens, or a non-Bearer Authorization beside a token, are an identity conflict the
+// gateway refuses rather than resolves, so one request can never be attributed to a cell it merely named.
+function presentedToken(req: IncomingMessage): { token: string; conflict: boolean } {
+  const presented = new Set<string>();
+  for (const value of req.headersDistinct["x-api-key"] ?? []) {
+    if (value !== "") presented.add(value);
+  }
+  for (const value of req.headersDistinct["authorization"] ?? []) {
+    presented.add(/^Bearer\s+(\S+)\s*$/i.exec(value)?.[1] ?? "");
+  }
+  if (presented.size > 1) return { token: "", conflict: true };
+  return { token: [...presented][0] ?? "", conflict: false };
+}
+
+function redactHeader(value: string | string[], secrets: readonly (string | undefined)[]): string | string[] {
+  return Array.isArray(value) ? value.map((v) => redactSecrets(v, secrets)) : redactSecrets(value, secrets);
+}
+
+// A non-streaming body is rewritten only when it actually contains a secret, so ordinary replies stay byte for byte.
+function redactBody(body: Buffer, encoding: string | string[] | undefined, secrets: readonly (string | undefined)[]): Buffer {
+  const name = typeof encoding === "string" ? encoding.trim().toLowerCase() : encoding === undefined ? "identity" : "";
+  if (name !== "identity" && name !== "") return body;
+  const text = body.toString("utf8");
+  const redacted = redactSecrets(text, secrets);
+  return redacted === text ? body : Buffer.from(redacted, "utf8");
 }
 
 function sendError(res: ServerResponse, status: number, type: string, message: string): number {
@@ -134,7 +159,8 @@ interface FailedBody {
  * Starts the metering front proxy: authenticates per-cell tokens, forwards `POST /v1/messages` to the one configured
  * upstream with the real key, tees the response to the client byte for byte, and appends one fsynced usage row per
  * request (refused, failed and aborted ones too). Trusts only the upstream config; every client header, body and
- * upstream byte is treated as untrusted input. @throws {GatewayConfigError} @throws {GatewayListenError}
+ * upstream byte is treated as untrusted input; refuses a bad listen target, upstream, timeout or size limit.
+ * @throws {GatewayConfigError} @throws {GatewayListenError}
  */
 export async function startGateway(options: StartGatewayOptions): Promise<Gateway> {
   const listen = ListenConfig.safeParse(options.listen);
@@ -151,7 +177,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const basePath = base.pathname.replace(/\/+$/, "");
   const timeoutMs = options.requestTimeoutMs ?? GATEWAY_REQUEST_TIMEOUT_S * 1000;
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024 * 1024;
-  const secrets = [upstream.apiKey];
+  for (const [name, value] of [["requestTimeoutMs", timeoutMs], ["maxRequestBytes", maxRequestBytes]] as const) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new GatewayConfigError(`${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  const secrets: readonly (string | undefined)[] = [upstream.apiKey, ...(options.redact ?? [])];
   const priceTable = readPriceTableVersion();
 
   if ("socketPath" in listen.data) {
@@ -229,11 +260,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       record(row);
     };
 
-    const cellId = tokens.resolveToken(presentedToken(req.headers));
+    const presented = presentedToken(req);
+    const cellId = presented.conflict ? null : tokens.resolveToken(presented.token);
     if (cellId === null) {
       req.resume();
-      row.response_bytes = sendError(res, 401, "authentication_error", "unknown or revoked gateway token");
-      finish("unauthorized", 401, "unknown or revoked token");
+      const why = presented.conflict ? "conflicting gateway credentials" : "unknown or revoked gateway token";
+      row.response_bytes = sendError(res, 401, "authentication_error", why);
+      finish("unauthorized", 401, why);
       return;
     }
     row.cell_id = cellId;
@@ -318,33 +351,49 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       const outHeaders: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(upstreamRes.headers)) {
         if (value === undefined || HOP_BY_HOP.has(name)) continue;
-        outHeaders[name] = value;
+        outHeaders[name] = redactHeader(value, secrets);
       }
       const contentType = upstreamRes.headers["content-type"];
       const isSse = typeof contentType === "string" && contentType.toLowerCase().startsWith("text/event-stream");
-      res.writeHead(upstreamRes.statusCode, outHeaders);
+      // Streams are teed as they arrive; a non-streaming body is held (bounded) so a secret it echoes can be removed.
+      let passThrough = isSse;
+      if (passThrough) res.writeHead(upstreamRes.statusCode, outHeaders);
       const captured: Buffer[] = [];
       let capturedBytes = 0;
       for await (const chunk of upstreamRes.body) {
         const buffer = chunk as Buffer;
         row.response_bytes += buffer.length;
-        if (!res.write(buffer)) await waitForDrainOrClose(res);
         if (isSse) {
+          if (!res.write(buffer)) await waitForDrainOrClose(res);
           for (const event of sse.push(buffer)) {
             const data = checker.push(event);
             usageReader.push(data);
             if (event.event === "error") sawErrorEvent = true;
           }
-        } else if (capturedBytes + buffer.length <= NON_STREAM_CAPTURE_BYTES) {
+        } else if (!passThrough && capturedBytes + buffer.length <= NON_STREAM_CAPTURE_BYTES) {
           captured.push(buffer);
           capturedBytes += buffer.length;
+        } else {
+          if (!passThrough) {
+            passThrough = true;
+            res.writeHead(upstreamRes.statusCode, outHeaders);
+            for (const held of captured) res.write(held);
+          }
+          if (!res.write(buffer)) await waitForDrainOrClose(res);
         }
         if (clientGone) break;
       }
       if (clientGone) {
         throw new Error("client closed the connection before the response ended");
       }
-      res.end();
+      if (passThrough) res.end();
+      else {
+        const held = Buffer.concat(captured, capturedBytes);
+        const out = redactBody(held, upstreamRes.headers["content-encoding"], secrets);
+        if (out !== held) outHeaders["content-length"] = String(out.length);
+        res.writeHead(upstreamRes.statusCode, outHeaders);
+        res.end(out);
+      }
       if (isSse) {
         for (const event of sse.end()) usageReader.push(checker.push(event));
         const report = checker.finish();
@@ -386,6 +435,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       } else if (res.headersSent) {
         res.destroy();
         finish("stream_error", row.http_status, `upstream stream failed: ${message}`);
+      } else if (row.http_status !== null) {
+        // The upstream answered but its held (non-streaming) body broke off: the client gets a clean 502.
+        row.response_bytes = sendError(res, 502, "api_error", "the upstream response broke off");
+        finish("stream_error", row.http_status, `upstream body failed: ${message}`);
       } else {
         row.response_bytes = sendError(res, 502, "api_error", "the gateway could not reach its upstream");
         finish("upstream_unreachable", 502, message);

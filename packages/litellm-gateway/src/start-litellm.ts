@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { request as undiciRequest } from "undici";
 import { stringify as stringifyYaml } from "yaml";
-import { LiteLlmExitedError, LiteLlmReadyTimeoutError, LiteLlmSpawnError } from "./errors.js";
+import { GatewayConfigError, LiteLlmExitedError, LiteLlmReadyTimeoutError, LiteLlmSpawnError } from "./errors.js";
 import { DEFAULT_READY_TIMEOUT_S, GATEWAY_ENV_NAMES, GATEWAY_REQUEST_TIMEOUT_S } from "./read-gateway-env.js";
 import { redactSecrets } from "./redact-secrets.js";
 import { isOpenAiModel, toLiteLlmModel } from "./route-model.js";
@@ -126,12 +126,19 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
  * Writes a 0600 LiteLLM config, starts the executable under a liveness-pipe supervisor bound to 127.0.0.1 on a free
  * port with an allow-listed env (HOME=workDir, PATH, LANG, LC_ALL, PYTHONUNBUFFERED, LITELLM_LOCAL_MODEL_COST_MAP,
  * OPENAI_API_KEY, LITELLM_MASTER_KEY) and its output in a 0600 log file, then polls `/health/liveliness` every 100 ms.
- * Refuses non-OpenAI ids. @throws {LiteLlmSpawnError} @throws {LiteLlmExitedError} @throws {LiteLlmReadyTimeoutError}
+ * Refuses non-OpenAI ids and a non-finite or non-positive readiness budget. @throws {GatewayConfigError}
+ * @throws {LiteLlmSpawnError} @throws {LiteLlmExitedError} @throws {LiteLlmReadyTimeoutError}
  */
 export async function startLiteLlm(options: StartLiteLlmOptions): Promise<LiteLlmHandle> {
   const nonOpenAi = options.models.filter((m) => !isOpenAiModel(m));
   if (options.models.length === 0 || nonOpenAi.length > 0) {
     throw new LiteLlmSpawnError(`LiteLLM serves OpenAI ids only; refused: ${nonOpenAi.join(", ") || "(no models)"}`);
+  }
+  const budgetMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_S * 1000;
+  const variable = options.readyTimeoutVariable ?? GATEWAY_ENV_NAMES.readyTimeoutS[0];
+  // A NaN deadline never passes: the readiness loop would poll forever.
+  if (!Number.isFinite(budgetMs) || budgetMs <= 0) {
+    throw new GatewayConfigError(`readiness budget must be a finite number of ms > 0 (set ${variable} in seconds), got ${String(budgetMs)}`);
   }
   const executableStat = await stat(options.executable).catch(() => null);
   if (executableStat === null || !executableStat.isFile()) {
@@ -216,8 +223,6 @@ export async function startLiteLlm(options: StartLiteLlmOptions): Promise<LiteLl
   };
   const readLogTail = async (maxBytes = 4000): Promise<string> => redactSecrets(await readTail(logPath, maxBytes), secrets);
 
-  const budgetMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_S * 1000;
-  const variable = options.readyTimeoutVariable ?? GATEWAY_ENV_NAMES.readyTimeoutS[0];
   const deadline = performance.now() + budgetMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {

@@ -33,6 +33,10 @@ describe("summarizeCellUsage", () => {
     const noUsage = summarizeCellUsage([makeRow({ usage: emptyUsage(), cost_usd: null })], "cell-a");
     expect(noUsage.complete).toBe(false);
     expect(noUsage.wireTokens).toBe(0);
+    expect(noUsage.costUsd).toBeNull();
+    // A failed request that never reached usage (a 529, a refusal) adds nothing and leaves the cost known.
+    const failedOnly = summarizeCellUsage([makeRow(), makeRow({ outcome: "http_error", http_status: 529, usage: emptyUsage(), cost_usd: null })], "cell-a");
+    expect(failedOnly.costUsd).toBeCloseTo(0.001, 12);
     const partial = summarizeCellUsage([makeRow({ usage: { ...makeRow().usage, cache_read_input_tokens: null } })], "cell-a");
     expect(partial.complete).toBe(false);
   });

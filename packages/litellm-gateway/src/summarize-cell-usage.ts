@@ -15,7 +15,7 @@ export interface CellUsageSummary {
   readonly cacheCreationInputTokens: number;
   /** input + output + cache read + cache creation. */
   readonly wireTokens: number;
-  /** Sum of row costs; null when any row that reported usage could not be priced. */
+  /** Sum of row costs; null when any row that reported usage could not be priced, or an ok row reported none. */
   readonly costUsd: number | null;
   /** False when some row lacked a usage field the sum needed (its tokens are then missing from the totals). */
   readonly complete: boolean;
@@ -23,8 +23,9 @@ export interface CellUsageSummary {
 }
 
 /**
- * Sums one cell's rows. A row with no usage at all (refused, unreachable, error before message_start) adds no tokens;
- * a row with partial usage, or usage that could not be priced, makes the summary incomplete / its cost null.
+ * Sums one cell's rows. A failed row with no usage at all (refused, unreachable, error before message_start) adds no
+ * tokens; an ok row without usage, a row with partial usage, or usage that could not be priced makes the summary
+ * incomplete / its cost null.
  */
 export function summarizeCellUsage(rows: readonly UsageRow[], cellId: string): CellUsageSummary {
   let requests = 0;
@@ -49,7 +50,11 @@ export function summarizeCellUsage(rows: readonly UsageRow[], cellId: string): C
     const fields = [u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens];
     const anyKnown = fields.some((f) => f !== null);
     if (!anyKnown) {
-      if (row.outcome === "ok") complete = false;
+      // An answered request whose usage never arrived was still spent: its cost is unknown, not 0.
+      if (row.outcome === "ok") {
+        complete = false;
+        costKnown = false;
+      }
       continue;
     }
     if (fields.some((f) => f === null)) complete = false;

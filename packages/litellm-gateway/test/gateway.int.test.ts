@@ -251,6 +251,11 @@ describe("startGateway", () => {
       }
       const [row] = await rowsOnce(1);
       expect(row).toMatchObject({ outcome: "aborted", cell_id: "cell-ab", usage: { input_tokens: 10 } });
+      // Usage as far as the stream got (message_start only), priced from that, and the cut-off stream flagged.
+      expect(row?.usage).toEqual({ input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
+      expect(row?.cost_usd).toBeGreaterThan(0);
+      expect(row?.sse_conformant).toBe(false);
+      expect(gateway.summarizeCell("cell-ab")).toMatchObject({ requests: 1, failedRequests: 1, inputTokens: 10, outputTokens: 1 });
     });
 
     it("records an in-flight stream as aborted when the gateway closes", async () => {
@@ -305,6 +310,153 @@ describe("startGateway", () => {
     });
   });
 
+  describe("per-cell attribution", () => {
+    async function postHeaders(headers: Record<string, string>) {
+      const res = await request("http://localhost/v1/messages", {
+        method: "POST",
+        dispatcher: client,
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(BODY),
+      });
+      return { status: res.statusCode, text: await res.body.text() };
+    }
+
+    it("refuses a request whose x-api-key and Bearer tokens disagree, even when both are live", async () => {
+      const a = gateway.mintCellToken("cell-a");
+      const b = gateway.mintCellToken("cell-b");
+      upstream.enqueue({ kind: "sse", body: buildStream() });
+      expect((await postHeaders({ "x-api-key": a, authorization: `Bearer ${b}` })).status).toBe(401);
+      expect((await postHeaders({ "x-api-key": a, authorization: "Basic Zm9vOmJhcg==" })).status).toBe(401);
+      expect(upstream.seen).toHaveLength(0);
+      // The same token in both headers is one identity, not a conflict.
+      expect((await postHeaders({ "x-api-key": a, authorization: `Bearer ${a}` })).status).toBe(200);
+      const logged = await rows();
+      expect(logged.map((r) => [r.cell_id, r.outcome])).toEqual([
+        [null, "unauthorized"],
+        [null, "unauthorized"],
+        ["cell-a", "ok"],
+      ]);
+      expect(gateway.summarizeCell("cell-b").requests).toBe(0);
+    });
+
+    it("refuses a request that repeats the Authorization header with different tokens", async () => {
+      const a = gateway.mintCellToken("cell-a");
+      const b = gateway.mintCellToken("cell-b");
+      upstream.enqueue({ kind: "sse", body: buildStream() });
+      const { connect } = await import("node:net");
+      const socket = connect(join(dir, "gw.sock"));
+      const payload = JSON.stringify(BODY);
+      const answer = new Promise<string>((resolve) => {
+        let text = "";
+        socket.on("data", (c: Buffer) => {
+          text += c.toString("utf8");
+          if (text.includes("\r\n\r\n")) resolve(text);
+        });
+      });
+      socket.write(
+        `POST /v1/messages HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\nauthorization: Bearer ${a}\r\nauthorization: Bearer ${b}\r\n` +
+          `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
+      );
+      expect((await answer).split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized");
+      socket.destroy();
+      expect(upstream.seen).toHaveLength(0);
+    });
+  });
+
+  describe("the real key", () => {
+    it("is removed from upstream response headers before they reach the client", async () => {
+      const token = gateway.mintCellToken("cell-k");
+      upstream.enqueue(
+        { kind: "sse", body: buildStream(), headers: { "x-echo-key": `got ${REAL_KEY}` } },
+        { kind: "json", status: 200, body: { type: "message", model: "m", usage: { input_tokens: 1, output_tokens: 1 } }, headers: { "x-echo-key": REAL_KEY } },
+      );
+      const streamed = await post(token);
+      const plain = await post(token, { ...BODY, stream: false });
+      for (const res of [streamed, plain]) {
+        expect(res.status).toBe(200);
+        expect(JSON.stringify(res.headers)).not.toContain(REAL_KEY);
+        expect(res.headers["x-echo-key"]).toContain("[REDACTED]");
+      }
+    });
+
+    it("is removed from a non-streaming upstream error body that echoes it", async () => {
+      const token = gateway.mintCellToken("cell-k");
+      upstream.enqueue({ kind: "json", status: 401, body: { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${REAL_KEY}` } } });
+      const res = await post(token);
+      expect(res.status).toBe(401);
+      expect(res.text).not.toContain(REAL_KEY);
+      expect(JSON.parse(res.text)).toMatchObject({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key [REDACTED]" } });
+      const [row] = await rows();
+      expect(row).toMatchObject({ outcome: "http_error", http_status: 401, cell_id: "cell-k" });
+      expect(await readFile(join(dir, "usage.jsonl"), "utf8")).not.toContain(REAL_KEY);
+    });
+    it("is removed together with any extra secret the caller names (the OpenAI key behind LiteLLM)", async () => {
+      const openAiKey = "sk-proj-openai-behind-litellm-42";
+      const extra = await startGateway({
+        listen: { host: "127.0.0.1", port: 0 },
+        upstream: { kind: "litellm", baseUrl: upstream.url, apiKey: "sk-master-0001", authScheme: "bearer" },
+        usageLogPath: join(dir, "extra.jsonl"),
+        redact: [openAiKey],
+      });
+      try {
+        upstream.enqueue({ kind: "json", status: 500, body: { error: { message: `litellm: bad key ${openAiKey} / sk-master-0001` } }, headers: { "x-leak": openAiKey } });
+        const res = await request(`${extra.url}/v1/messages`, {
+          method: "POST",
+          headers: { "x-api-key": extra.mintCellToken("c"), "content-type": "application/json" },
+          body: JSON.stringify(BODY),
+        });
+        const text = await res.body.text();
+        expect(res.statusCode).toBe(500);
+        expect(text + JSON.stringify(res.headers)).not.toMatch(/sk-proj-openai|sk-master-0001/);
+        expect(text).toContain("bad key [REDACTED] / [REDACTED]");
+      } finally {
+        await extra.close();
+      }
+    });
+  });
+
+  describe("where the upstream puts usage", () => {
+    const startOnly = { input_tokens: 21, output_tokens: 3, cache_read_input_tokens: 4, cache_creation_input_tokens: 5 };
+    it.each<[string, Record<string, unknown> | null, Record<string, unknown> | null, Record<string, number | null>]>([
+      ["message_start only", startOnly, null, startOnly],
+      [
+        "message_delta only",
+        null,
+        { input_tokens: 77, output_tokens: 9, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 },
+        { input_tokens: 77, output_tokens: 9, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 },
+      ],
+      ["neither", null, null, { input_tokens: null, output_tokens: null, cache_read_input_tokens: null, cache_creation_input_tokens: null }],
+    ])("records usage from %s, null (never 0) for what no event carried", async (_name, start, delta, expected) => {
+      const token = gateway.mintCellToken("cell-u");
+      const events = buildEvents().map((e) => {
+        if (e["type"] === "message_start") {
+          const { usage: _drop, ...message } = e["message"] as Record<string, unknown>;
+          return { ...e, message: start === null ? message : { ...message, usage: start } };
+        }
+        if (e["type"] === "message_delta") {
+          const { usage: _drop, ...rest } = e;
+          return delta === null ? rest : { ...rest, usage: delta };
+        }
+        return e;
+      });
+      upstream.enqueue({ kind: "sse", body: events.map((e) => frame(e)).join("") });
+      expect((await post(token)).status).toBe(200);
+      const [row] = await rows();
+      expect(row?.usage).toEqual(expected);
+      expect(row?.outcome).toBe("ok");
+      if (start === null || delta === null) expect(row?.sse_conformant).toBe(false);
+      const summary = gateway.summarizeCell("cell-u");
+      if (expected["input_tokens"] === null) {
+        expect(row?.cost_usd).toBeNull();
+        // Spend happened but was not measured: the cell's cost is unknown, not 0.
+        expect(summary).toMatchObject({ requests: 1, complete: false, costUsd: null });
+      } else {
+        expect(row?.cost_usd).toBeGreaterThan(0);
+        expect(summary.costUsd).toBeCloseTo(row?.cost_usd ?? Number.NaN, 12);
+      }
+    });
+  });
+
   describe("configuration", () => {
     it("presents the key as Bearer for a LiteLLM upstream and listens on loopback TCP", async () => {
       const tcp = await startGateway({
@@ -346,6 +498,24 @@ describe("startGateway", () => {
         usageLogPath: join(dir, "y.jsonl"),
       }).catch((e: unknown) => e);
       expect(isGatewayError(configError) && configError.code).toBe("GATEWAY_CONFIG_INVALID");
+    });
+
+    it.each([
+      ["requestTimeoutMs", Number.NaN],
+      ["requestTimeoutMs", 0],
+      ["maxRequestBytes", -1],
+      ["maxRequestBytes", Number.POSITIVE_INFINITY],
+    ] as const)("throws GATEWAY_CONFIG_INVALID for %s = %s before listening", async (name, value) => {
+      const socketPath = join(dir, "bad-limit.sock");
+      const error: unknown = await startGateway({
+        listen: { socketPath },
+        upstream: { kind: "scripted", baseUrl: upstream.url },
+        usageLogPath: join(dir, "bad-limit.jsonl"),
+        [name]: value,
+      }).catch((e: unknown) => e);
+      expect(isGatewayError(error) && error.code).toBe("GATEWAY_CONFIG_INVALID");
+      expect((error as Error).message).toContain(name);
+      await expect(readFile(join(dir, "bad-limit.jsonl"))).rejects.toMatchObject({ code: "ENOENT" });
     });
   });
 });

@@ -146,6 +146,13 @@ describe("startLiteLlm", () => {
     expect((error as Error).message).not.toContain(OPENAI_KEY);
   });
 
+  it.each([Number.NaN, 0, -5, Number.POSITIVE_INFINITY])("refuses a readiness budget of %s ms before starting anything", async (readyTimeoutMs) => {
+    const error: unknown = await start({ readyTimeoutMs, readyTimeoutVariable: "WFBENCH_GATEWAY_READY_TIMEOUT_S" }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "GATEWAY_CONFIG_INVALID" });
+    expect((error as Error).message).toContain("WFBENCH_GATEWAY_READY_TIMEOUT_S");
+    await expect(stat(join(dir, "litellm.yaml"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
   it("refuses non-OpenAI ids and a missing executable", async () => {
     await expect(start({ models: ["claude-sonnet-4-5"] })).rejects.toBeInstanceOf(LiteLlmSpawnError);
     await expect(start({ executable: join(dir, "nope") })).rejects.toMatchObject({ code: "GATEWAY_LITELLM_SPAWN_FAILED" });
