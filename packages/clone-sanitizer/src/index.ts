@@ -25,6 +25,7 @@ export {
   DependencyDeclarationSchema,
   TaskAssetDeclarationsSchema,
   MAX_RELATIVE_PATH_BYTES,
+  HARNESS_HIDDEN_PATHS,
   pathsOverlap,
   formatFieldPath,
 } from "./schema.js";

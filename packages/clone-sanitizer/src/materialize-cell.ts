@@ -87,8 +87,10 @@ function runCp(cpPath: string, src: string, dest: string, options: MaterializeCe
       timeoutMs,
     );
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    // A cp that cannot start is a genuine copy failure, not a cancellation: the buffered copy takes over.
-    child.on("error", () => finish(undefined, 127));
+    // Only a cp that ran and exited nonzero may fall back (spec §7.4); one that never started is an error.
+    child.on("error", (error) =>
+      finish(new CopyFailedError("SANITIZER_COPY_FAILED", `could not start ${cpPath}: ${error.message}`, { cause: error })),
+    );
     child.on("close", (code, signal) => finish(undefined, code ?? (signal === null ? 1 : 128)));
   });
 }

@@ -12,7 +12,7 @@ import { PrepareTemplateInputSchema, type PrepareTemplateInput } from "./schema.
 import { verifySanitizedClone } from "./verify-sanitized-clone.js";
 
 /** Bumped whenever sanitizing could produce different bytes; part of every template cache key. */
-export const SANITIZER_VERSION = "wfbench-clone-sanitizer/1";
+export const SANITIZER_VERSION = "wfbench-clone-sanitizer/2";
 
 /** What a template's manifest digest covers (canonical JSON, sha256). */
 export interface TemplateManifest {
@@ -75,7 +75,7 @@ export async function prepareTemplate(
       sanitized_sha: sanitized.value.sanitizedSha,
       tree: sanitized.value.tree,
       object_format: sanitized.value.objectFormat,
-      hidden_paths: [...request.hiddenPaths].sort(),
+      hidden_paths: [...sanitized.value.hiddenPaths],
       neutralize: request.neutralize
         .map((entry) => ({ path: entry.path, sha256: sha256Hex(entry.content) }))
         .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),

@@ -1,7 +1,8 @@
-import { lstat, mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { UnsafeLayoutError, SanitizerError } from "./errors.js";
 import { inspectRelativePath } from "./inspect-path.js";
+import { HARNESS_HIDDEN_PATHS } from "./schema.js";
 import type { DeclarationRejection, Result } from "./result.js";
 import { runGit, type GitContext } from "./run-git.js";
 
@@ -53,6 +54,8 @@ export interface SanitizeOutcome {
   readonly objectFormat: "sha1" | "sha256";
   /** Object ids (trees, blobs, gitlinks) found under the hidden paths in the original commit. */
   readonly hiddenObjects: readonly string[];
+  /** Every path removed: the request's plus the harness folders (sorted, deduplicated). */
+  readonly hiddenPaths: readonly string[];
 }
 
 /**
@@ -77,11 +80,12 @@ export async function sanitizeClone(
   await writeMinimalConfig(clone, objectFormat);
   await rm(join(clone, ".git", "hooks"), { recursive: true, force: true });
 
-  const layout = await checkDeclaredLayout(clone, request);
+  const layout = await checkDeclaredLayout(ctx, clone, request);
   if (!layout.ok) return layout;
+  const hiddenPaths = layout.value;
 
-  const hiddenObjects = await collectHiddenObjects(ctx, clone, request.hiddenPaths);
-  await removeHiddenPaths(ctx, clone, request.hiddenPaths);
+  const hiddenObjects = await collectHiddenObjects(ctx, clone, hiddenPaths);
+  await removeHiddenPaths(ctx, clone, hiddenPaths);
   await neutralizeFiles(ctx, clone, request.neutralize);
 
   const tree = (await runGit(ctx, clone, ["write-tree"])).stdout.trim();
@@ -114,7 +118,7 @@ export async function sanitizeClone(
   await runGit(ctx, clone, ["prune", "--expire=now"], { long: true });
   await runGit(ctx, clone, ["prune-packed", "-q"], { long: true });
   await runGit(ctx, clone, ["update-index", "-q", "--refresh"], { accept: [0, 1] });
-  return { ok: true, value: { originalSha, sanitizedSha, tree, objectFormat, hiddenObjects } };
+  return { ok: true, value: { originalSha, sanitizedSha, tree, objectFormat, hiddenObjects, hiddenPaths } };
 }
 
 async function assertRealDirectory(path: string, label: string): Promise<void> {
@@ -122,12 +126,32 @@ async function assertRealDirectory(path: string, label: string): Promise<void> {
   if (stat === undefined || !stat.isDirectory()) throw new UnsafeLayoutError(path, `${label} must be a real directory`);
 }
 
-async function checkDeclaredLayout(clone: string, request: SanitizeRequest): Promise<Result<void, DeclarationRejection>> {
+/** Checks the declared layout and returns the paths to remove (declared plus applicable harness folders). */
+async function checkDeclaredLayout(
+  ctx: GitContext,
+  clone: string,
+  request: SanitizeRequest,
+): Promise<Result<string[], DeclarationRejection>> {
+  const hidden = new Set<string>();
   for (const [i, path] of request.hiddenPaths.entries()) {
     const seen = await inspectRelativePath(clone, path);
     if (seen.kind === "unsafe-parent") {
       return reject(`hiddenPaths[${i}]`, `component ${seen.component} ${seen.reason}; refusing to delete through it`);
     }
+    hidden.add(path);
+  }
+  for (const path of HARNESS_HIDDEN_PATHS) {
+    if (hidden.has(path)) continue;
+    const seen = await inspectRelativePath(clone, path);
+    if (seen.kind === "unsafe-parent") {
+      // A symlinked `eval` cannot hold a committed harness tree; deleting through it would hit its target.
+      const committed = await runGit(ctx, clone, ["ls-tree", "-r", "--name-only", "HEAD", "--", path]);
+      if (committed.stdout !== "") {
+        return reject("hiddenPaths", `harness folder ${path}: component ${seen.component} ${seen.reason}`);
+      }
+      continue;
+    }
+    hidden.add(path);
   }
   for (const [i, entry] of request.neutralize.entries()) {
     const seen = await inspectRelativePath(clone, entry.path);
@@ -138,7 +162,7 @@ async function checkDeclaredLayout(clone: string, request: SanitizeRequest): Pro
       return reject(`neutralize[${i}].path`, `is a ${seen.kind}, expected a regular file or nothing`);
     }
   }
-  return { ok: true, value: undefined };
+  return { ok: true, value: [...hidden].sort() };
 }
 
 function reject(field: string, message: string): { ok: false; error: DeclarationRejection } {
@@ -172,6 +196,8 @@ async function neutralizeFiles(ctx: GitContext, clone: string, entries: readonly
     const tracked = await runGit(ctx, clone, ["ls-files", "-z", "--", entry.path]);
     if (seen.kind === "absent" && tracked.stdout === "") continue;
     await writeFile(join(clone, entry.path), entry.content, { mode: 0o644 });
+    // writeFile keeps an existing file's mode; an executable bit left behind would dirty the status.
+    await chmod(join(clone, entry.path), 0o644);
     // --no-filters: the inert bytes are stored as given, never passed through a repo-declared clean filter.
     const oid = (
       await runGit(ctx, clone, ["hash-object", "-w", "--no-filters", "--stdin"], { input: entry.content })
@@ -219,13 +245,34 @@ async function pruneGitDirectory(clone: string, objectFormat: "sha1" | "sha256")
     if (!KEPT_GIT_ENTRIES.has(name)) await rm(join(gitDir, name), { recursive: true, force: true });
   }
   await writeMinimalConfig(clone, objectFormat);
-  const objects = join(gitDir, "objects");
-  await rm(join(objects, "info"), { recursive: true, force: true });
+  await pruneObjectStore(join(gitDir, "objects"), objectFormat);
+}
+
+async function pruneObjectStore(objects: string, objectFormat: "sha1" | "sha256"): Promise<void> {
+  // git ignores (and so never prunes) files it does not recognise as objects or packs, yet they keep their
+  // bytes: anything but fan-out directories of well-formed loose objects and named pack/index pairs goes.
+  const hexLength = objectFormat === "sha256" ? 64 : 40;
+  const looseName = new RegExp(`^[0-9a-f]{${hexLength - 2}}$`);
+  // .keep/.promisor/.mtimes would make repack retain a pack (and its unreachable objects) as-is.
+  const packName = new RegExp(`^pack-[0-9a-f]{${hexLength}}\\.(?:pack|idx)$`);
+  for (const entry of await readdir(objects, { withFileTypes: true })) {
+    const path = join(objects, entry.name);
+    if (entry.isDirectory() && /^[0-9a-f]{2}$/.test(entry.name)) {
+      await removeUnmatched(path, looseName);
+    } else if (entry.isDirectory() && entry.name === "pack") {
+      await removeUnmatched(path, packName);
+    } else {
+      // Includes info/ (alternates, commit-graph, packs) and quarantine or temporary directories.
+      await rm(path, { recursive: true, force: true });
+    }
+  }
   await mkdir(join(objects, "info"));
-  const packDir = join(objects, "pack");
-  for (const name of await readdir(packDir).catch(() => [] as string[])) {
-    // .keep/.promisor/.mtimes would make repack retain a pack (and its unreachable objects) as-is.
-    if (!/\.(?:pack|idx)$/.test(name)) await rm(join(packDir, name), { recursive: true, force: true });
+  await mkdir(join(objects, "pack"), { recursive: true });
+}
+
+async function removeUnmatched(dir: string, keep: RegExp): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (!(entry.isFile() && keep.test(entry.name))) await rm(join(dir, entry.name), { recursive: true, force: true });
   }
 }
 

@@ -4,6 +4,9 @@ import { z } from "zod";
 export const MAX_RELATIVE_PATH_BYTES = 4096;
 
 const HARNESS_ROOT = "eval/workflow_bench";
+
+/** Harness folders every template drops whether or not a task lists them (spec §7.2 removes eval/workflow_bench). */
+export const HARNESS_HIDDEN_PATHS: readonly string[] = [HARNESS_ROOT];
 const REVIEW_CASES_ROOT = "eval/workflow_bench/review_cases";
 const GRAPH_ROOT = ".gitnexus";
 
@@ -75,6 +78,10 @@ export const PrepareTemplateInputSchema = z
       const hidden = input.hiddenPaths.findIndex((h) => pathsOverlap(h, entry.path));
       if (hidden >= 0) {
         ctx.addIssue({ code: "custom", path: ["neutralize", i, "path"], message: `overlaps hiddenPaths[${hidden}]` });
+      }
+      const harness = HARNESS_HIDDEN_PATHS.find((h) => pathsOverlap(h, entry.path));
+      if (harness !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["neutralize", i, "path"], message: `overlaps the always-hidden ${harness}` });
       }
       for (let j = 0; j < i; j += 1) {
         const other = input.neutralize[j];

@@ -1,4 +1,4 @@
-import { lstat } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { assertSelfContained } from "./assert-self-contained.js";
 import { NotSelfContainedError, TemplateVerificationError } from "./errors.js";
@@ -52,7 +52,7 @@ export async function verifySanitizedClone(
   const original = await runGit(ctx, clone, ["cat-file", "-e", outcome.originalSha], { accept: [0, 1, 128] });
   if (original.exitCode === 0) fail("original-gone", `original commit ${outcome.originalSha} is still readable`);
 
-  for (const path of hiddenPaths) {
+  for (const path of new Set([...hiddenPaths, ...outcome.hiddenPaths])) {
     const listed = await runGit(ctx, clone, ["ls-tree", "-r", "--name-only", "HEAD", "--", path]);
     if (listed.stdout !== "") fail("hidden-absent-from-tree", `${path} is still in the sanitized tree`);
     if (await exists(join(clone, path))) fail("hidden-absent-from-disk", `${path} still exists on disk`);
@@ -60,6 +60,7 @@ export async function verifySanitizedClone(
 
   const status = await runGit(ctx, clone, ["status", "--porcelain=v1", "--untracked-files=all"]);
   if (status.stdout !== "") fail("clean-status", `status not clean: ${status.stdout.slice(0, 300)}`);
+  await assertWorktreeIsTree(ctx, clone);
 
   try {
     await assertSelfContained(clone);
@@ -67,6 +68,36 @@ export async function verifySanitizedClone(
     if (error instanceof NotSelfContainedError) fail("self-contained", error.message);
     throw error;
   }
+}
+
+async function assertWorktreeIsTree(ctx: GitContext, clone: string): Promise<void> {
+  // status hides ignored files, empty directories and whatever sits inside a gitlink's directory; a copy of the
+  // template carries all of them, so the worktree must hold exactly the tracked paths and their parents.
+  const listed = await runGit(ctx, clone, ["ls-files", "-z", "--stage"]);
+  const files = new Set<string>();
+  const gitlinks = new Set<string>();
+  const parents = new Set<string>();
+  for (const record of listed.stdout.split("\0")) {
+    if (record === "") continue;
+    const tab = record.indexOf("\t");
+    const path = record.slice(tab + 1);
+    (record.startsWith("160000 ") ? gitlinks : files).add(path);
+    for (let slash = path.indexOf("/"); slash >= 0; slash = path.indexOf("/", slash + 1)) parents.add(path.slice(0, slash));
+  }
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+      if (rel === ".git") continue;
+      if (entry.isDirectory() && gitlinks.has(rel)) {
+        if ((await readdir(join(dir, entry.name))).length > 0) fail("worktree-exact", `${rel} (a gitlink) is not empty`);
+      } else if (entry.isDirectory() && parents.has(rel)) {
+        await walk(join(dir, entry.name), rel);
+      } else if (entry.isDirectory() || !files.has(rel)) {
+        fail("worktree-exact", `${JSON.stringify(rel.slice(0, 200))} is not a tracked path`);
+      }
+    }
+  };
+  await walk(clone, "");
 }
 
 async function listTreeObjects(ctx: GitContext, clone: string): Promise<Set<string>> {

@@ -115,6 +115,15 @@ describe.skipIf(!hasGit() && !required)("template cache and cell copies", () => 
       await removeTree(cell.path);
     });
 
+    it("does not fall back when cp cannot be started (only an exited cp counts), and leaves nothing behind", async () => {
+      const parent = join(scratch, "spawn-failure");
+      mkdirSync(parent);
+      await expect(materializeCell(template, { parentDir: parent, cpPath: "/nonexistent/cp" })).rejects.toMatchObject({
+        code: "SANITIZER_COPY_FAILED",
+      });
+      expect(spawnSync("ls", ["-A", parent], { encoding: "utf8" }).stdout).toBe("");
+    });
+
     it("does not fall back after a timeout or cancellation, and leaves nothing behind", async () => {
       const slow = join(scratch, "slow-cp.sh");
       writeFileSync(slow, "#!/bin/sh\nsleep 30\n", { mode: 0o755 });
@@ -156,8 +165,8 @@ describe("removeTree", () => {
     await removeTree(scratch);
   });
 
-  it("works for a non-root owner, who cannot unlink inside 0555 directories without the chmod", () => {
-    if (process.getuid?.() !== 0) return;
+  // Needs root to hand the tree to another uid; a non-root run reports a skip instead of a vacuous pass.
+  it.skipIf(process.getuid?.() !== 0)("works for a non-root owner, who cannot unlink inside 0555 directories without the chmod", () => {
     const scratch = makeScratch();
     chmodSync(scratch, 0o777);
     const root = join(scratch, "cell");

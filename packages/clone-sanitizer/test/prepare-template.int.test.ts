@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, readdirSync, statSync, symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createHostGitRunner,
   DEFAULT_GIT_TIMEOUTS,
+  materializeCell,
   prepareTemplate,
   removeTree,
   sanitizeClone,
@@ -26,9 +27,15 @@ describe.skipIf(!gitPresent && !required)("prepareTemplate on an adversarial his
   let source: AdversarialRepo;
   let template: Template;
 
+  let builtAfterMs: number;
+
   beforeAll(async () => {
     scratch = makeScratch();
     source = buildAdversarialRepo(scratch);
+    // Source-side metadata that must not travel: an odd mode and an mtime that could encode data.
+    chmodSync(join(source.repo, "README.md"), 0o600);
+    utimesSync(join(source.repo, "src/app.ts"), new Date(1_234_567_000), new Date(1_234_567_000));
+    builtAfterMs = Date.now() - 2_000;
     const built = await prepareTemplate(
       { repo: source.repo, sha: source.target, hiddenPaths: [...HIDDEN], neutralize: [] },
       { runner, parentDir: scratch },
@@ -55,6 +62,37 @@ describe.skipIf(!gitPresent && !required)("prepareTemplate on an adversarial his
     expect(objectExists(template.path, source.future)).toBe(false);
     expect(objectExists(template.path, source.submoduleCommit)).toBe(false);
     expect(objectExists(template.path, blobId(template.path, `// ${SECRETS.target}\n`))).toBe(false);
+  });
+
+  it("hands a materialized cell none of the secrets and nothing but the one sanitized commit", async () => {
+    const cell = await materializeCell(template, { parentDir: scratch });
+    try {
+      const text = recoverableText(cell.path);
+      for (const secret of Object.values(SECRETS)) expect(text, secret).not.toContain(secret);
+      expect(countAllCommits(cell.path)).toBe(1);
+      expect(objectExists(cell.path, source.target)).toBe(false);
+      expect(objectExists(cell.path, source.future)).toBe(false);
+      expect(git(cell.path, ["for-each-ref"])).toBe("");
+      expect(git(cell.path, ["stash", "list"])).toBe("");
+      expect(git(cell.path, ["reflog", "--all"])).toBe("");
+    } finally {
+      await removeTree(cell.path);
+    }
+  });
+
+  it("takes worktree modes and mtimes from the checkout, never from the source worktree", () => {
+    const umask = process.umask();
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        if (dir === template.path && name === ".git") continue;
+        const path = join(dir, name);
+        const stat = lstatSync(path);
+        expect(stat.mtimeMs, path).toBeGreaterThanOrEqual(builtAfterMs);
+        if (stat.isDirectory()) walk(path);
+        else if (stat.isFile()) expect([0o666 & ~umask, 0o777 & ~umask], path).toContain(stat.mode & 0o777);
+      }
+    };
+    walk(template.path);
   });
 
   it("keeps exactly one parentless commit, no refs, no remotes and nothing unreachable", () => {
@@ -183,6 +221,62 @@ describe.skipIf(!gitPresent && !required)("prepareTemplate refusals", () => {
     );
     expect(built).toMatchObject({ ok: false, error: { kind: "invalid-declaration", field: "hiddenPaths[1]" } });
     expect(execFileSync("ls", [scratch], { encoding: "utf8" })).not.toContain("wfbench-template-");
+  });
+
+  it("always removes the harness folder eval/workflow_bench, even when the caller does not list it (§7.2)", async () => {
+    const harnessRepo = initRepo(join(scratch, "harness-repo"));
+    writeFiles(harnessRepo, {
+      "eval/workflow_bench/oracles/t.oracle.test.ts": "// SECRET-IMPLICIT-HARNESS-3e9d\n",
+      "eval/other.txt": "kept\n",
+      "src/a.ts": "export {};\n",
+    });
+    const harnessSha = commitAll(harnessRepo, "target with a harness");
+    const built = await prepareTemplate({ repo: harnessRepo, sha: harnessSha, hiddenPaths: [] }, { runner, parentDir: scratch });
+    if (!built.ok) throw new Error(JSON.stringify(built.error));
+    expect(git(built.value.path, ["ls-files"]).split("\n").sort()).toEqual(["eval/other.txt", "src/a.ts"]);
+    expect(existsSync(join(built.value.path, "eval/workflow_bench"))).toBe(false);
+    expect(recoverableText(built.value.path)).not.toContain("SECRET-IMPLICIT-HARNESS-3e9d");
+    expect(built.value.manifest.hidden_paths).toEqual(["eval/workflow_bench"]);
+    await removeTree(built.value.path);
+  });
+
+  it("refuses a neutralize entry inside the always-hidden harness folder, naming the field", async () => {
+    const built = await prepareTemplate(
+      // The schema alone must refuse it: the repository does not even exist.
+      { repo: join(scratch, "no-such-repo"), sha, hiddenPaths: [], neutralize: [{ path: "eval/workflow_bench/x.rc", content: "" }] },
+      { runner, parentDir: scratch },
+    );
+    expect(built).toMatchObject({ ok: false, error: { kind: "invalid-declaration", field: "neutralize[0].path" } });
+  });
+
+  it("neutralizes a tracked executable file without leaving the status dirty", async () => {
+    const execRepo = initRepo(join(scratch, "exec-repo"));
+    writeFiles(execRepo, { ".gitnexusrc": "#!/bin/sh\necho evil\n", "a.txt": "a\n" });
+    chmodSync(join(execRepo, ".gitnexusrc"), 0o755);
+    const execSha = commitAll(execRepo, "executable rc");
+    const built = await prepareTemplate(
+      { repo: execRepo, sha: execSha, hiddenPaths: [], neutralize: [{ path: ".gitnexusrc", content: "{}\n" }] },
+      { runner, parentDir: scratch },
+    );
+    if (!built.ok) throw new Error(JSON.stringify(built.error));
+    expect(git(built.value.path, ["ls-files", "-s", ".gitnexusrc"])).toMatch(/^100644 /);
+    expect(statSync(join(built.value.path, ".gitnexusrc")).mode & 0o777).toBe(0o644);
+    await removeTree(built.value.path);
+  });
+
+  it("copies only reachable objects from a source that borrows objects through alternates", async () => {
+    const store = initRepo(join(scratch, "alt-store"));
+    const secretBlob = git(store, ["hash-object", "-w", "--stdin"], { input: "SECRET-ALTERNATE-STORE-61aa\n" });
+    const borrower = join(scratch, "borrower");
+    git(scratch, ["clone", "-q", "--shared", repo, borrower]);
+    writeFiles(borrower, { ".git/objects/info/alternates": `${join(repo, ".git/objects")}\n${join(store, ".git/objects")}\n` });
+    expect(objectExists(borrower, secretBlob), "control").toBe(true);
+    const built = await prepareTemplate({ repo: borrower, sha, hiddenPaths: [] }, { runner, parentDir: scratch });
+    if (!built.ok) throw new Error(JSON.stringify(built.error));
+    expect(existsSync(join(built.value.path, ".git/objects/info/alternates"))).toBe(false);
+    expect(objectExists(built.value.path, secretBlob)).toBe(false);
+    expect(recoverableText(built.value.path)).not.toContain("SECRET-ALTERNATE-STORE-61aa");
+    await removeTree(built.value.path);
   });
 
   it("reports an unknown commit as ref-not-found", async () => {

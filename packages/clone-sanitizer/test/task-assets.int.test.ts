@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -82,6 +83,34 @@ describe("task asset snapshots", () => {
     expect(lstatSync(join(depRoot, "tool")).mode & 0o777).toBe(0o500);
     expect(readlinkSync(join(depRoot, ".bin/tool"))).toBe("../tool/cli.js");
     expect(s.dependencies[1]?.viteTemp).toBe(false);
+  });
+
+  it("computes every digest exactly as §4.5 defines it (independent recomputation)", async () => {
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    const result = await snap({
+      sandbox_copy: ["fixtures/data.json"],
+      sandbox_dependencies: [{ source: "shared/dist", target: "shared/dist" }],
+    });
+    if (!result.ok) throw new Error(JSON.stringify(result.error));
+    const s = result.value;
+    // Copies: mode 0, compact key-sorted JSON list sorted by path.
+    const copyJson = `[{"kind":"file","link_target":null,"mode":0,"path":"fixtures/data.json","sha256":"${sha("{\"a\":1}\n")}","size":8}]`;
+    expect(s.manifestDigest).toBe(sha(copyJson));
+    // Dependencies keep the captured mode; paths are relative to the dependency root.
+    const depRoot = join(source, "shared/dist");
+    const dirMode = lstatSync(depRoot).mode & 0o7777;
+    const fileMode = lstatSync(join(depRoot, "index.js")).mode & 0o7777;
+    const entriesJson =
+      `[{"kind":"file","link_target":null,"mode":${fileMode},"path":"index.js","sha256":"${sha("export {};\n")}","size":11}]`;
+    expect(dirMode).not.toBe(0);
+    expect(s.dependencyContentDigest).toBe(sha(`[{"entries":${entriesJson}}]`));
+    const depManifestJson = `{"dependencies":[{"content":"${sha(entriesJson)}","source":"shared/dist","target":"shared/dist"}],"schema_version":1}`;
+    expect(s.dependencyManifestDigest).toBe(sha(depManifestJson));
+    const snapshotJson =
+      `{"declarations":{"sandbox_copy":["fixtures/data.json"],"sandbox_dependencies":[{"source":"shared/dist","target":"shared/dist"}]},` +
+      `"dependency_content_digest":"${s.dependencyContentDigest}","dependency_manifest_digest":"${s.dependencyManifestDigest}",` +
+      `"harness_identity":"","manifest_digest":"${s.manifestDigest}","repo_identity":"${source}","resolved_sha":"${SHA}","schema_version":3}`;
+    expect(s.snapshotDigest).toBe(sha(snapshotJson));
   });
 
   it("is content-addressed: the same inputs give the same digests and path, a changed byte a new one", async () => {
