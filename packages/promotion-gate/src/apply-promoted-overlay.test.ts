@@ -234,6 +234,8 @@ describe("applyPromotedOverlay", () => {
     expect(error).toBeInstanceOf(OverlayTransactionError);
     expect((error as OverlayTransactionError).code).toBe("PROMOTION_APPLY_ROLLED_BACK");
     expect((error as Error).message).toMatch(/parity check failed/);
+    // The stable reason string of reference §9.5/§10.
+    expect((error as Error).message).toMatch(/atomic overlay exchange parity check failed/);
     expect(snapshotTree(root)).toEqual({ ...before, "gitnexus/skills/gitnexus-work/SKILL.md": `640:base of gitnexus/skills/gitnexus-work/SKILL.md\nraced\n` });
     expect(leftovers(root)).toEqual([]);
   });
@@ -261,5 +263,35 @@ describe("applyPromotedOverlay", () => {
     expect(journal.transaction_state).toBe("rollback-incomplete");
     expect(journal.backups.find((entry) => entry.target === ".claude/skills/gitnexus-review/SKILL.md")?.state).toBe("rollback-failed");
     expect(journal.backups.filter((entry) => entry.state === "rolled-back")).toHaveLength(6);
+  });
+
+  it("reports a cleanup failure after publish as 'transaction is published … cleanup was incomplete; recovery:' with a 0600 file", () => {
+    const { root, bases } = repo();
+    const after = expectedAfterApply(root);
+    let failed = false;
+    const fsOps: FsOperations = {
+      ...nodeFsOperations,
+      unlink(target) {
+        if (!failed && path.basename(target).startsWith(".wfevolve-")) {
+          failed = true;
+          throw Object.assign(new Error("EBUSY: resource busy"), { code: "EBUSY" });
+        }
+        nodeFsOperations.unlink(target);
+      },
+    };
+    let error: OverlayTransactionError | undefined;
+    try {
+      applyPromotedOverlay({ repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW, fsOps });
+    } catch (caught) {
+      error = caught as OverlayTransactionError;
+    }
+    expect(error?.code).toBe("PROMOTION_APPLY_CLEANUP_INCOMPLETE");
+    expect(error?.transactionState).toBe("published");
+    expect(error?.message).toMatch(/transaction is published\b.*cleanup was incomplete; recovery: \S*\.wfbench-overlay-recovery-20260725T120000123000Z\.json$/);
+    expect(fs.statSync(error?.recoveryPath as string).mode & 0o777).toBe(0o600);
+    const journal = JSON.parse(fs.readFileSync(error?.recoveryPath as string, "utf8")) as { transaction_state: string };
+    expect(journal.transaction_state).toBe("published");
+    expect(recoverOverlayTransaction(error?.recoveryPath as string).ok).toBe(true);
+    expect(snapshotTree(root)).toEqual(after);
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import * as nodePath from "node:path";
 import { compareCodePoints } from "./aggregate.js";
 import { OverlayTransactionError, type TransactionState } from "./errors.js";
+import { holdTerminationSignals } from "./hold-termination-signals.js";
 import { nodeFsOperations, type FileIdentity, type FsOperations } from "./fs-operations.js";
 import { checkOverlayPath, computeOverlayDigest, hashBytes, listMirrorTargets, type OverlayFile } from "./overlay-files.js";
 import { writeRecoveryJournal, type JournalEntry, type RecoveryJournal } from "./recovery-journal.js";
@@ -116,17 +117,22 @@ function readStable(fsOps: FsOperations, target: Target): { identity: FileIdenti
  * Applies a promoted overlay to the canonical skill tree and its shipped mirrors as one transaction (reference §9.5):
  * stage every destination, require each to still match its committed base digest, swap them with rename (the
  * original kept as a hard-linked backup, because Node cannot reach renameat2(RENAME_EXCHANGE)), verify byte and inode
- * parity, and roll back every landed file on any failure. A write-ahead recovery journal in the repository root
+ * parity, and roll back every landed file on any failure. SIGINT/SIGTERM/SIGHUP arriving meanwhile are held until the
+ * transaction has ended (see holdTerminationSignals). A write-ahead recovery journal in the repository root
  * survives a SIGKILL; it is removed when the transaction ends cleanly and left (with each file's state) when it does
  * not. Trusts only expectedTargetBases and expectedOverlayDigest; refuses symlinked roots, ancestors and
  * destinations. Returns refusals made before any write; throws OverlayTransactionError once writing has begun.
  */
 export function applyPromotedOverlay(input: ApplyOverlayInput): Result<AppliedOverlay, ApplyOverlayRefusal> {
+  // The transaction is synchronous, so a held signal takes effect only once every file is new or every file is old.
+  const release = holdTerminationSignals();
   try {
     return { ok: true, value: runTransaction(input) };
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, error: error.refusal };
     throw error;
+  } finally {
+    release();
   }
 }
 
@@ -334,7 +340,8 @@ class Transaction {
       hashBytes(backupBytes) !== target.baseSha ||
       !candidateNameGone
     ) {
-      throw new Error(`overlay exchange parity check failed for ${target.relative}`);
+      // The reference's stable wording is kept although the swap is a rename plus a hard-linked backup.
+      throw new Error(`atomic overlay exchange parity check failed for ${target.relative}`);
     }
   }
 
@@ -509,7 +516,7 @@ class Transaction {
     const recoveryPath = this.recordFinal("published", "cleanup after publish failed", failures);
     throw new OverlayTransactionError(
       "PROMOTION_APPLY_CLEANUP_INCOMPLETE",
-      `overlay was published but cleanup was incomplete; transaction is published; recovery: ${recoveryPath ?? "unwritable"}`,
+      `overlay was published; transaction is published but cleanup was incomplete; recovery: ${recoveryPath ?? "unwritable"}`,
       { transactionState: "published", recoveryPath, rollbackFailures: failures },
     );
   }

@@ -124,6 +124,12 @@ export function recoverOverlayTransaction(journalPath: string, fsOps: FsOperatio
         continue;
       }
       if (!exists(fsOps, entry.backup)) {
+        // An earlier recovery killed midway leaves the journal as it was: a destination already back on its base bytes
+        // has been restored, not lost.
+        if (exists(fsOps, entry.destination) && hashBytes(fsOps.readFile(entry.destination)) === entry.base_sha256) {
+          entry.state = entry.state === "published" || entry.state === "rollback-failed" ? "rolled-back" : "untouched";
+          continue;
+        }
         entry.state = entry.state === "published" || entry.state === "rollback-failed" ? "rollback-failed" : "untouched";
         if (entry.state === "rollback-failed") failures.push(`${entry.target}: backup ${entry.backup} is missing`);
         continue;

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { CANDIDATE_ARM_NAMES, ERROR_KINDS, PROMOTION_METRICS, REVIEW_METRIC } from "./constants.js";
 
-const nullableNumber = z.number().nullable().optional();
+// Every numeric row field is a count, a duration, a cost or a ratio: a negative value is malformed, never a measurement.
+const nullableNumber = z.number().nonnegative().nullable().optional();
 const count = z.number().int().nonnegative();
 
 /** Review score fields flattened onto a row, in the reference's order (§4.2). */
@@ -53,7 +54,8 @@ export const ResultRowSchema = z.object({
   reused: z.boolean().optional(),
   transcript_missing: z.boolean().optional(),
   review_evidence_valid: z.boolean().nullable().optional(),
-  cost_usd: z.number().finite().nullable().optional(),
+  // §4.2: an unmeasured (negative, non-finite) cost is recorded as null, so a negative number here is refused.
+  cost_usd: z.number().finite().nonnegative().nullable().optional(),
   input_tokens: nullableNumber,
   cache_creation_input_tokens: nullableNumber,
   cache_read_input_tokens: nullableNumber,

@@ -44,6 +44,11 @@ describe("validatePromotionForApply", () => {
     ["other target bases", (p: Json): unknown => (p["target_base_digests"] = {}), "target_base_digests", /binding/],
     ["a loosened policy", (p: Json): unknown => (p["policy"].candidate_workflow.min_runs = 1), "policy", /policy/],
     ["a naive timestamp", (p: Json): unknown => (p["generated_at"] = "2026-07-25T12:00:00"), "generated_at", /timezone/],
+    // Out-of-range fields must be refused, not rolled over (11:60 would otherwise read as 12:00 and pass).
+    ["an out-of-range minute", (p: Json): unknown => (p["generated_at"] = "2026-07-25T11:60:00Z"), "generated_at", /timezone/],
+    ["an out-of-range second", (p: Json): unknown => (p["generated_at"] = "2026-07-25T11:59:60Z"), "generated_at", /timezone/],
+    ["an out-of-range offset", (p: Json): unknown => (p["generated_at"] = "2026-07-25T12:00:00+24:00"), "generated_at", /timezone/],
+    ["an out-of-range expiry minute", (p: Json): unknown => (p["evidence_expires_at"] = "2026-10-23T11:60:00Z"), "evidence_expires_at", /timezone/],
     ["a future generation time", (p: Json): unknown => (p["generated_at"] = "2026-07-25T12:06:01Z"), "generated_at", /future/],
     ["an expiry before generation", (p: Json): unknown => (p["evidence_expires_at"] = "2026-07-25T11:00:00Z"), "evidence_expires_at", /after/],
     ["an expiry beyond 90 days", (p: Json): unknown => (p["evidence_expires_at"] = "2026-10-23T12:00:00.001Z"), "evidence_expires_at", /90 days/],

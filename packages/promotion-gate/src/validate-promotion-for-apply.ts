@@ -42,10 +42,15 @@ function parseZonedTimestamp(text: string): number | null {
   const millis = Number(((fraction ?? "") + "000").slice(0, 3));
   let epoch = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second), millis);
   const check = new Date(epoch);
-  if (check.getUTCDate() !== Number(day) || check.getUTCMonth() !== Number(month) - 1 || Number(hour) > 23) return null;
+  // Date.UTC rolls out-of-range fields over (11:60 → 12:00); a malformed timestamp must be refused, never reinterpreted.
+  if (check.getUTCDate() !== Number(day) || check.getUTCMonth() !== Number(month) - 1) return null;
+  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return null;
   if (zone !== "Z" && zone !== undefined) {
     const sign = zone.startsWith("-") ? -1 : 1;
-    const offsetMinutes = Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6));
+    const offsetHours = Number(zone.slice(1, 3));
+    const offsetMinutesPart = Number(zone.slice(4, 6));
+    if (offsetHours > 23 || offsetMinutesPart > 59) return null;
+    const offsetMinutes = offsetHours * 60 + offsetMinutesPart;
     epoch -= sign * offsetMinutes * 60_000;
   }
   return epoch;

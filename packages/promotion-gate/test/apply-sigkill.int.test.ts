@@ -8,18 +8,15 @@ import { makeOverlayRepo, snapshotTree } from "./support/overlay-repo.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const child = path.join(here, "fixtures/sigkill-apply/child.ts");
+const recoveryChild = path.join(here, "fixtures/sigkill-recovery/child.ts");
 const roots: string[] = [];
 afterEach(() => {
   for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
 });
 
-async function killMidPublish(freezeAt: number): Promise<{ root: string; before: Record<string, string> }> {
-  const { root, bases } = makeOverlayRepo();
-  roots.push(root);
-  const before = snapshotTree(root);
-  const marker = `${root}.frozen`;
-  roots.push(marker);
-  const proc = spawn(process.execPath, ["--import", "tsx", child, root, JSON.stringify(bases), marker, String(freezeAt)], {
+/** Spawns a fixture child and SIGKILLs it once it has written its freeze marker. */
+async function killWhenFrozen(script: string, args: readonly string[], marker: string): Promise<void> {
+  const proc = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     cwd: path.join(here, ".."),
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -32,7 +29,22 @@ async function killMidPublish(freezeAt: number): Promise<{ root: string; before:
   }
   proc.kill("SIGKILL");
   expect(await exited).toBe("SIGKILL");
+}
+
+async function killMidPublish(freezeAt: number): Promise<{ root: string; before: Record<string, string> }> {
+  const { root, bases } = makeOverlayRepo();
+  roots.push(root);
+  const before = snapshotTree(root);
+  const marker = `${root}.frozen`;
+  roots.push(marker);
+  await killWhenFrozen(child, [root, JSON.stringify(bases), marker, String(freezeAt)], marker);
   return { root, before };
+}
+
+function findJournal(root: string): string {
+  const journals = fs.readdirSync(root).filter((name) => name.startsWith(".wfbench-overlay-recovery-") && name.endsWith(".json"));
+  expect(journals).toHaveLength(1);
+  return path.join(root, journals[0] as string);
 }
 
 describe("applyPromotedOverlay under SIGKILL", () => {
@@ -50,6 +62,19 @@ describe("applyPromotedOverlay under SIGKILL", () => {
     const recovered = recoverOverlayTransaction(journalPath);
     expect(recovered).toMatchObject({ ok: true, value: { outcome: "rolled-back" } });
     expect(recovered.ok && recovered.value.restored).toHaveLength(freezeAt);
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
+  it("a recovery that is itself SIGKILLed midway can be run again and still restores every byte", async () => {
+    const { root, before } = await killMidPublish(7);
+    const journalPath = findJournal(root);
+    const marker = `${root}.recovery-frozen`;
+    roots.push(marker);
+    await killWhenFrozen(recoveryChild, [journalPath, marker, "3"], marker);
+    // The first recovery restored 3 files and died; its journal still says in-progress.
+    expect(snapshotTree(root)).not.toEqual(before);
+    const recovered = recoverOverlayTransaction(journalPath);
+    expect(recovered).toMatchObject({ ok: true, value: { outcome: "rolled-back" } });
     expect(snapshotTree(root)).toEqual(before);
   });
 });
