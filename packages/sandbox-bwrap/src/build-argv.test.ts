@@ -51,6 +51,11 @@ describe("buildBwrapArgv", () => {
       expect(indexOfGroup(argv, "--dev", "/dev")).toBeGreaterThan(-1);
       expect(argv.some((a) => a.startsWith("/sys"))).toBe(false);
     });
+    it("binds /proc/sys (and sysrq-trigger when present) read-only over the fresh /proc", () => {
+      const proc = indexOfGroup(argv, "--proc", "/proc");
+      expect(indexOfGroup(argv, "--ro-bind", "/proc/sys", "/proc/sys")).toBe(proc + 1);
+      expect(indexOfGroup(argv, "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger")).toBe(proc + 2);
+    });
     it("freezes the scratch root after mounting and ends with the seccomp and status fds", () => {
       expect(indexOfGroup(argv, "--remount-ro", "/")).toBeGreaterThan(indexOfGroup(argv, "--dir", "/home/agent"));
       expect(argv.slice(-4)).toEqual(["--seccomp", String(BWRAP_FDS.seccomp), "--json-status-fd", String(BWRAP_FDS.status)]);
@@ -80,6 +85,22 @@ describe("buildBwrapArgv", () => {
       expect(ws).toBeGreaterThan(-1);
       expect(sub).toBeGreaterThan(ws);
       expect(indexOfGroup(argv, "--chdir", "/workspace")).toBeGreaterThan(-1);
+    });
+    it("in a writable workspace, self-binds the parents of read-only subpaths (not the workspace root) before them", () => {
+      const rw = buildBwrapArgv({
+        ...policy,
+        workspace: { hostPath: "/srv/clone", mode: "rw", readOnlySubpaths: [".claude/skills/review", ".claude/skills/review/deep/x", "docs/a"] },
+      });
+      const binds = groups(rw).filter((g) => (g[0] === "--bind" || g[0] === "--ro-bind") && (g[2] ?? "").startsWith("/workspace"));
+      expect(binds).toEqual([
+        ["--bind", "/srv/clone", "/workspace"],
+        ["--bind", "/srv/clone/.claude", "/workspace/.claude"],
+        ["--bind", "/srv/clone/docs", "/workspace/docs"],
+        ["--bind", "/srv/clone/.claude/skills", "/workspace/.claude/skills"],
+        ["--ro-bind", "/srv/clone/.claude/skills/review", "/workspace/.claude/skills/review"],
+        ["--ro-bind", "/srv/clone/.claude/skills/review/deep/x", "/workspace/.claude/skills/review/deep/x"],
+        ["--ro-bind", "/srv/clone/docs/a", "/workspace/docs/a"],
+      ]);
     });
     it("binds a writable workspace with --bind", () => {
       const rw = buildBwrapArgv({ ...policy, workspace: { hostPath: "/srv/clone", mode: "rw" } });

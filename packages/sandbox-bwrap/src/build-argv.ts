@@ -6,6 +6,7 @@ import {
   SANDBOX_TMP,
   SANDBOX_UID,
   SANDBOX_WORKSPACE,
+  RunBoundsSchema,
   SandboxPolicySchema,
   type SandboxPolicy,
   type SandboxPolicyInput,
@@ -42,6 +43,32 @@ export function parseSandboxPolicy(input: SandboxPolicyInput | SandboxPolicy): S
     throw new SandboxPolicyError("SANDBOX_POLICY_INVALID", `sandbox policy refused: ${issues}`, { cause: parsed.error });
   }
   return parsed.data;
+}
+
+/** Parent directories of read-only subpaths (shallowest first) that are not themselves inside a read-only subpath. */
+export function writableAncestors(readOnlySubpaths: readonly string[]): string[] {
+  const inReadOnly = (dir: string): boolean => readOnlySubpaths.some((sub) => dir === sub || dir.startsWith(`${sub}/`));
+  const out = new Set<string>();
+  for (const sub of readOnlySubpaths) {
+    const parts = sub.split("/");
+    for (let depth = 1; depth < parts.length; depth += 1) {
+      const dir = parts.slice(0, depth).join("/");
+      if (!inReadOnly(dir)) out.add(dir);
+    }
+  }
+  return [...out].sort((a, b) => a.split("/").length - b.split("/").length || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * Checks a run's numeric bounds (timeout, grace, capture sizes) against the timer and buffer limits.
+ * @throws {SandboxPolicyError} SANDBOX_OPTIONS_INVALID for a bound out of range or not an integer.
+ */
+export function assertRunBounds(options: object): void {
+  const parsed = RunBoundsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new SandboxPolicyError("SANDBOX_OPTIONS_INVALID", `run options refused: ${issues}`, { cause: parsed.error });
+  }
 }
 
 /** The in-sandbox working directory a policy resolves to. */
@@ -81,7 +108,11 @@ export function buildBwrapArgv(input: SandboxPolicyInput | SandboxPolicy, layout
   }
   for (const file of ETC_FILES) argv.push("--ro-bind-try", file, file);
   for (const dir of ETC_DIRS) argv.push("--ro-bind-try", dir, dir);
-  argv.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run");
+  // The sandbox user is host uid 0 when the harness runs as root (uid_map `1000 0 1`), and the kernel lets host root's
+  // uid write root-owned sysctls without any capability (kernel.core_pattern → code execution on the host).
+  // bwrap's own /proc cover skips /proc/sys in that case, so bind it read-only ourselves; sysrq-trigger likewise.
+  argv.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger");
+  argv.push("--dev", "/dev", "--tmpfs", "/run");
 
   if (policy.tmpHostPath === null) argv.push("--tmpfs", SANDBOX_TMP);
   else argv.push("--bind", policy.tmpHostPath, SANDBOX_TMP);
@@ -91,6 +122,9 @@ export function buildBwrapArgv(input: SandboxPolicyInput | SandboxPolicy, layout
   if (policy.workspace !== null) {
     const { hostPath, mode, readOnlySubpaths } = policy.workspace;
     argv.push(mode === "rw" ? "--bind" : "--ro-bind", hostPath, SANDBOX_WORKSPACE);
+    // In a writable workspace a read-only subpath could still be moved aside by renaming one of its parents (and a
+    // replacement planted in its place). A writable self-bind makes each parent a mount point, which rename refuses.
+    if (mode === "rw") for (const dir of writableAncestors(readOnlySubpaths)) argv.push("--bind", `${hostPath}/${dir}`, `${SANDBOX_WORKSPACE}/${dir}`);
     for (const sub of readOnlySubpaths) argv.push("--ro-bind", `${hostPath}/${sub}`, `${SANDBOX_WORKSPACE}/${sub}`);
   }
   for (const mount of policy.mounts) argv.push(mount.mode === "rw" ? "--bind" : "--ro-bind", mount.source, mount.target);

@@ -1,6 +1,6 @@
 import { lstat, realpath } from "node:fs/promises";
-import type { HostLayout } from "./build-argv.js";
-import type { SandboxPolicy } from "./schema.js";
+import { writableAncestors, type HostLayout } from "./build-argv.js";
+import { SANDBOX_HOME, SANDBOX_TMP, SANDBOX_WORKSPACE, type SandboxPolicy } from "./schema.js";
 
 /** Expected outcome of a check: a value or the reasons it was refused. */
 export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
@@ -30,9 +30,56 @@ async function checkOne(path: string, kind: SourceKind, role: string): Promise<s
   return null;
 }
 
+/** A host-backed bind in bwrap's order: paths under `target` inside the sandbox are `source` paths on the host. */
+interface HostBind {
+  readonly target: string;
+  readonly source: string;
+}
+
+// bwrap creates a mount point with mkdir/creat that follow symlinks, after pivot_root, where the host root is still
+// reachable as /oldroot: a link planted in a persisted home or workspace would make it create paths on the host and
+// mount somewhere else. So every existing component between the covering bind and the target must be a real directory.
+async function checkTarget(target: string, earlier: readonly HostBind[], role: string): Promise<string | null> {
+  let cover: HostBind | undefined;
+  for (const bind of earlier) if (target.startsWith(`${bind.target}/`)) cover = bind;
+  // Nothing host-backed underneath: the target lies on a tmpfs bwrap just created.
+  if (cover === undefined) return null;
+  const parts = target.slice(cover.target.length + 1).split("/");
+  let hostPath = cover.source;
+  for (const [index, part] of parts.entries()) {
+    hostPath = `${hostPath}/${part}`;
+    let stats;
+    try {
+      stats = await lstat(hostPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      return `${role} ${target} cannot be checked at ${hostPath} (${(error as NodeJS.ErrnoException).code ?? "unknown"})`;
+    }
+    if (stats.isSymbolicLink()) return `${role} ${target} passes through ${hostPath}, which is a symlink; refusing to mount through it`;
+    if (index < parts.length - 1 && !stats.isDirectory()) return `${role} ${target} passes through ${hostPath}, which is not a directory`;
+  }
+  return null;
+}
+
+/** The host-backed binds of a policy in the order bwrap applies them (see buildBwrapArgv). */
+function hostBinds(policy: SandboxPolicy): HostBind[] {
+  const binds: HostBind[] = [];
+  if (policy.tmpHostPath !== null) binds.push({ target: SANDBOX_TMP, source: policy.tmpHostPath });
+  if (policy.homeHostPath !== null) binds.push({ target: SANDBOX_HOME, source: policy.homeHostPath });
+  if (policy.workspace !== null) {
+    const { hostPath, readOnlySubpaths } = policy.workspace;
+    binds.push({ target: SANDBOX_WORKSPACE, source: hostPath });
+    for (const sub of [...writableAncestors(readOnlySubpaths), ...readOnlySubpaths])
+      binds.push({ target: `${SANDBOX_WORKSPACE}/${sub}`, source: `${hostPath}/${sub}` });
+  }
+  return binds;
+}
+
 /**
  * Checks every host path a policy mounts: it must exist, be a real file/directory (socket for the gateway), not a
- * symlink, and resolve to itself. Trusts the filesystem only at call time (bwrap re-resolves at mount time).
+ * symlink, and resolve to itself; and every mount or tmpfs target that lies inside an earlier host-backed bind must
+ * not pass through a symlink or a non-directory there. Trusts the filesystem only at call time (bwrap re-resolves
+ * at mount time, so nothing may write those trees concurrently).
  */
 export async function checkMountSources(policy: SandboxPolicy): Promise<Result<void, string[]>> {
   const checks: Array<[string, SourceKind, string]> = [];
@@ -45,7 +92,17 @@ export async function checkMountSources(policy: SandboxPolicy): Promise<Result<v
   if (policy.tmpHostPath !== null) checks.push([policy.tmpHostPath, "dir", "tmp"]);
   for (const mount of policy.mounts) checks.push([mount.source, "file-or-dir", `mount source (→ ${mount.target})`]);
   if (policy.network.mode === "gateway-socket") checks.push([policy.network.hostSocketPath, "socket", "gateway socket"]);
-  const problems = (await Promise.all(checks.map(([p, k, r]) => checkOne(p, k, r)))).filter((p): p is string => p !== null);
+  const binds = hostBinds(policy);
+  const targetChecks: Array<Promise<string | null>> = [];
+  policy.mounts.forEach((mount, index) => {
+    const earlier = [...binds, ...policy.mounts.slice(0, index).map((m) => ({ target: m.target, source: m.source }))];
+    targetChecks.push(checkTarget(mount.target, earlier, "mount target"));
+  });
+  const allBinds = [...binds, ...policy.mounts.map((m) => ({ target: m.target, source: m.source }))];
+  for (const target of policy.tmpfs) targetChecks.push(checkTarget(target, allBinds, "tmpfs target"));
+  const problems = (await Promise.all([...checks.map(([p, k, r]) => checkOne(p, k, r)), ...targetChecks])).filter(
+    (p): p is string => p !== null,
+  );
   return problems.length === 0 ? { ok: true, value: undefined } : { ok: false, error: problems };
 }
 

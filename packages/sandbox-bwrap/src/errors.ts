@@ -43,10 +43,10 @@ export class SandboxPreflightError extends SandboxError {
   }
 }
 
-/** Thrown when a policy cannot be turned into a sandbox at all (invalid schema, bad mount source, bad argv). */
+/** Thrown when a policy cannot be turned into a sandbox at all (invalid schema, bad mount source, bad argv, bad run options). */
 export class SandboxPolicyError extends SandboxError {
   constructor(
-    code: "SANDBOX_POLICY_INVALID" | "SANDBOX_MOUNT_SOURCE_INVALID" | "SANDBOX_ARGV_INVALID",
+    code: "SANDBOX_POLICY_INVALID" | "SANDBOX_MOUNT_SOURCE_INVALID" | "SANDBOX_ARGV_INVALID" | "SANDBOX_OPTIONS_INVALID",
     message: string,
     options?: ErrorOptions,
   ) {

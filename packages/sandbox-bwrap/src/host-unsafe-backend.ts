@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp } from "node:fs/promises";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseSandboxPolicy, resolveSandboxCwd } from "./build-argv.js";
+import { assertRunBounds, parseSandboxPolicy, resolveSandboxCwd } from "./build-argv.js";
 import { checkMountSources } from "./check-mount-sources.js";
 import { SandboxPolicyError, UnsafeBackendRefusedError } from "./errors.js";
 import { buildHostPathMap, rewriteSandboxText, toHostPath, type HostPathMap } from "./host-paths.js";
@@ -70,6 +70,7 @@ async function runOnHost(
 ): Promise<SandboxRunResult> {
   const started = Date.now();
   const policy = parseSandboxPolicy(policyInput);
+  assertRunBounds(options);
   if (argv.length === 0 || argv[0] === "") throw new SandboxPolicyError("SANDBOX_ARGV_INVALID", "command argv must not be empty");
   const base = {
     backend: "host-unsafe" as const,

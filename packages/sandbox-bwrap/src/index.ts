@@ -5,6 +5,7 @@ export {
   EnvNameSchema,
   MountSchema,
   NetworkSchema,
+  RunBoundsSchema,
   SANDBOX_GATEWAY_SOCKET,
   SANDBOX_HOME,
   SANDBOX_TMP,
@@ -22,6 +23,7 @@ export {
   encodeArgsFile,
   parseSandboxPolicy,
   resolveSandboxCwd,
+  writableAncestors,
 } from "./build-argv.js";
 export type { HostLayout } from "./build-argv.js";
 export { checkMountSources, detectHostLayout } from "./check-mount-sources.js";

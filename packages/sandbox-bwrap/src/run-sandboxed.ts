@@ -1,10 +1,12 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import { readdir, readFile, readlink } from "node:fs/promises";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { BWRAP_FDS, buildBwrapArgv, buildBwrapCommandLine, encodeArgsFile, parseSandboxPolicy, type HostLayout } from "./build-argv.js";
+import { BWRAP_FDS, assertRunBounds, buildBwrapArgv, buildBwrapCommandLine, encodeArgsFile, parseSandboxPolicy, type HostLayout } from "./build-argv.js";
 import { checkMountSources, detectHostLayout } from "./check-mount-sources.js";
 import { compileSeccompFilter } from "./compile-seccomp.js";
+import { listInheritableFds } from "./inherited-fds.js";
 import {
   DEFAULT_GRACE_MS,
   DEFAULT_MAX_STDOUT_BYTES,
@@ -117,7 +119,7 @@ function setupFailure(started: number, setupError: string, stderrTail = ""): San
  * Runs `argv` inside bwrap under `policy` and always returns a terminal state. Trusts bwrap and the kernel;
  * never trusts the command: no exit record on the status fd means the sandbox failed, whatever bwrap's exit code.
  * Mount sources are checked first (a bad one is `sandbox-setup-failure`, nothing is spawned).
- * @throws {SandboxPolicyError} for a policy or argv the schema refuses.
+ * @throws {SandboxPolicyError} for a policy, argv or run options the schema refuses.
  * @throws {SeccompUnsupportedArchError} on an architecture without a syscall table.
  */
 export async function runSandboxed(
@@ -127,6 +129,7 @@ export async function runSandboxed(
 ): Promise<SandboxRunResult> {
   const started = Date.now();
   const policy = parseSandboxPolicy(policyInput);
+  assertRunBounds(options);
   const commandLine = buildBwrapCommandLine(argv);
   const filter = compileSeccompFilter(options.arch ?? process.arch);
   const argsFile = encodeArgsFile(buildBwrapArgv(policy, options.hostLayout ?? (await hostLayoutOnce())));
@@ -147,11 +150,23 @@ export async function spawnBwrap(
   options: RunOptions,
   started = Date.now(),
 ): Promise<SandboxRunResult> {
-  const child = spawn(bwrapPath, commandLine, {
-    detached: true,
-    env: {},
-    stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe"],
-  });
+  // bwrap passes every inherited fd into the sandbox, where a directory fd is a way out (openat through
+  // /proc/self/fd/N reaches the host tree). Fds the harness inherited without O_CLOEXEC are replaced by /dev/null
+  // at the same number in the child, so nothing of the host's travels in.
+  const inheritable = listInheritableFds(BWRAP_FDS.status);
+  if (inheritable === null) return setupFailure(started, "cannot list this process's inherited file descriptors (/proc/self/fd)");
+  const childFds: Array<"pipe" | "ignore" | number> = ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe"];
+  const devNull = inheritable.length === 0 ? null : openSync("/dev/null", "r");
+  for (const fd of inheritable) {
+    while (childFds.length < fd) childFds.push("ignore");
+    childFds[fd] = devNull ?? "ignore";
+  }
+  let child: ChildProcess;
+  try {
+    child = spawn(bwrapPath, commandLine, { detached: true, env: {}, stdio: childFds });
+  } finally {
+    if (devNull !== null) closeSync(devNull);
+  }
   const statusChunks: Buffer[] = [];
   const stdio: ReadonlyArray<Readable | Writable | null | undefined> = child.stdio;
   const statusStream = stdio[BWRAP_FDS.status];

@@ -121,3 +121,16 @@ export const BwrapStatusRecordSchema = z.union([
   z.object({ "exit-code": z.number().int() }).loose(),
   z.object({ "child-pid": z.number().int().positive(), "pid-namespace": z.number().int().optional() }).loose(),
 ]);
+
+// Node's timers hold at most 2^31-1 ms; a longer (or non-numeric) delay silently becomes 1 ms.
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** The numeric bounds of a run (timeout, grace, capture sizes); the callbacks, stream and signal are typed only. */
+export const RunBoundsSchema = z
+  .object({
+    timeoutMs: z.number().int().min(1).max(MAX_TIMER_MS),
+    graceMs: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
+    maxStdoutBytes: z.number().int().min(1).max(2 ** 32).optional(),
+    stderrTailBytes: z.number().int().min(0).max(2 ** 32).optional(),
+  })
+  .loose();

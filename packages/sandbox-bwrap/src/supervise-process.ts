@@ -34,8 +34,6 @@ export interface SupervisedOutcome {
   stdioStuck: boolean;
 }
 
-const BENIGN_STDIN_CODES = new Set(["EPIPE", "ECONNRESET", "ERR_STREAM_DESTROYED"]);
-
 /** Drives one spawned child to completion: feeds stdin, bounds output, enforces timeout and cancellation. */
 export function superviseChild(child: ChildProcess, options: SuperviseOptions): Promise<SupervisedOutcome> {
   return new Promise((resolve) => {
@@ -49,6 +47,8 @@ export function superviseChild(child: ChildProcess, options: SuperviseOptions): 
     let stdinError: Error | null = null;
     let spawnError: Error | null = null;
     let stdioStuck = false;
+    // Set once every stdin byte has been handed to the pipe; the EPIPE of a short read may arrive after "close".
+    let stdinDelivered = child.stdin === null;
     let settled = false;
     let graceTimer: NodeJS.Timeout | undefined;
     let stuckTimer: NodeJS.Timeout | undefined;
@@ -110,6 +110,7 @@ export function superviseChild(child: ChildProcess, options: SuperviseOptions): 
       clearTimeout(graceTimer);
       clearTimeout(stuckTimer);
       options.signal?.removeEventListener("abort", onAbort);
+      if (!stdinDelivered && stdinError === null) stdinError = new Error("the command exited before taking all of its stdin");
       resolve({
         spawnError,
         exitCode: code,
@@ -134,11 +135,16 @@ export function superviseChild(child: ChildProcess, options: SuperviseOptions): 
 
     const stdin = child.stdin;
     if (stdin !== null) {
+      stdin.on("finish", () => {
+        stdinDelivered = true;
+      });
       stdin.on("error", (error: NodeJS.ErrnoException) => {
-        // A command that never reads its stdin closes the pipe early; that is its choice, not an input failure.
-        if (!BENIGN_STDIN_CODES.has(error.code ?? "")) stdinError = error;
+        // Bytes that never reached the pipe (EPIPE once the command is gone) mean the command ran on part of its input.
+        if (!stdinDelivered) stdinError = error;
       });
       const source = options.stdin;
+      // With nothing to deliver there is nothing to lose, however fast the command exits.
+      if (source === undefined || ((typeof source === "string" || Buffer.isBuffer(source)) && source.length === 0)) stdinDelivered = true;
       if (source === undefined) stdin.end();
       else if (typeof source === "string" || Buffer.isBuffer(source)) stdin.end(source);
       else {

@@ -26,14 +26,16 @@ function tree(): string {
 const mode = (p: string): number => statSync(p).mode & 0o777;
 
 describe("lockTreeReadOnly", () => {
-  it("removes every write bit and the returned function restores the exact modes", async () => {
+  it("sets directories to 0500, removes every write bit from files, and the returned function restores the exact modes", async () => {
     const root = tree();
     const outside = join(dirs[0] ?? root, "..", `wfbench-outside-${process.pid}`);
     writeFileSync(outside, "o", { mode: 0o644 });
     symlinkSync(outside, join(root, "link"));
     const before = [root, join(root, "a"), join(root, "a/b"), join(root, "a/b/f.txt"), join(root, "run.sh")].map(mode);
     const restore = await lockTreeReadOnly(root);
-    expect(mode(join(root, "a/b"))).toBe(0o555);
+    // Spec §6.8: every directory becomes 0500; files only lose w.
+    expect(mode(root)).toBe(0o500);
+    expect(mode(join(root, "a/b"))).toBe(0o500);
     expect(mode(join(root, "a/b/f.txt"))).toBe(0o440);
     expect(mode(join(root, "run.sh"))).toBe(0o555);
     expect(mode(outside)).toBe(0o644);

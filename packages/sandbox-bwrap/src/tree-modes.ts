@@ -21,13 +21,13 @@ async function walk(root: string): Promise<Entry[]> {
 }
 
 /**
- * Emulates a read-only tree by removing every write bit (directories become r-x); returns a function restoring the
- * original modes. NOT a security boundary: the process can chmod them back.
+ * Emulates a read-only tree: every directory becomes 0500 and files lose every write bit; returns a function
+ * restoring the original modes. NOT a security boundary: the process can chmod them back.
  */
 export async function lockTreeReadOnly(root: string): Promise<() => Promise<void>> {
   const entries = await walk(root);
   // Children first, so a locked parent never blocks the walk (matters for non-root callers).
-  for (const entry of [...entries].reverse()) await chmod(entry.path, entry.mode & ~0o222);
+  for (const entry of [...entries].reverse()) await chmod(entry.path, entry.isDir ? 0o500 : entry.mode & ~0o222);
   return async () => {
     for (const entry of entries) await chmod(entry.path, entry.mode).catch(() => undefined);
   };

@@ -54,7 +54,8 @@ describe.skipIf(skipBwrap)("Claude Code CLI inside the sandbox (real binary, scr
     ];
     const result = await runSandboxed(
       {
-        workspace: { hostPath: workspace, mode: "rw" },
+        // As in a real model session: the evaluated skill is read-only, the rest of the clone writable.
+        workspace: { hostPath: workspace, mode: "rw", readOnlySubpaths: [".claude/skills/sandbox-probe"] },
         homeHostPath: home,
         mounts: [{ source: cli.path, target: "/opt/claude/claude", mode: "ro" }],
         network: { mode: "gateway-socket", hostSocketPath: socketPath },

@@ -57,9 +57,13 @@ describe("host-unsafe run", () => {
     mkdirSync(join(ws, "src"));
     writeFileSync(join(ws, "src/a.ts"), "x", { mode: 0o644 });
     const r = await backend().run({ workspace: { hostPath: ws, mode: "ro" }, env }, ["/bin/sh", "-c", "stat -c %a /workspace/src /workspace/src/a.ts"], { timeoutMs: 10_000 });
-    expect(r.stdout.toString()).toBe("555\n444\n");
+    expect(r.stdout.toString()).toBe("500\n444\n");
     expect(statSync(join(ws, "src")).mode & 0o777).toBe(0o755);
     expect(statSync(join(ws, "src/a.ts")).mode & 0o777).toBe(0o644);
+  });
+
+  it("refuses out-of-range run options like the bwrap backend", async () => {
+    await expect(backend().run({ env }, ["/bin/true"], { timeoutMs: 2 ** 31 })).rejects.toMatchObject({ code: "SANDBOX_OPTIONS_INVALID" });
   });
 
   it("propagates exit codes and 128+signal", async () => {

@@ -3,10 +3,10 @@ import { createConnection, createServer, type Server } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveClaudeCli } from "@wfbench/scripted-model";
 import { runSandboxed } from "../src/index.js";
 import { TEST_ENV, hostCommandLines, makeTempDir, skipBwrap, token } from "./helpers.js";
 
-const CLAUDE_BIN = "/work/main/node_modules/@anthropic-ai/claude-code-linux-x64/claude";
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -151,8 +151,10 @@ describe.skipIf(skipBwrap)("runSandboxed isolation (real bwrap, as the CI user)"
   });
 
   it("runs the Claude Code native binary mounted read-only at /opt/claude/claude", async () => {
+    // Resolved like the claude-session test does, not from a checkout-specific absolute path.
+    const cli = await resolveClaudeCli();
     const r = await runSandboxed(
-      { env: { ...TEST_ENV, CLAUDE_CONFIG_DIR: "/home/agent/.claude", DISABLE_AUTOUPDATER: "1" }, mounts: [{ source: CLAUDE_BIN, target: "/opt/claude/claude", mode: "ro" }] },
+      { env: { ...TEST_ENV, CLAUDE_CONFIG_DIR: "/home/agent/.claude", DISABLE_AUTOUPDATER: "1" }, mounts: [{ source: cli.path, target: "/opt/claude/claude", mode: "ro" }] },
       ["/opt/claude/claude", "--version"],
       { timeoutMs: 30_000 },
     );

@@ -108,6 +108,8 @@ describe.skipIf(skipBwrap)("runSandboxed lifecycle (real bwrap)", () => {
       const marker = `778.${Date.now() % 1_000_000}3`;
       const controller = new AbortController();
       let seenDuringRun: number[] = [];
+      // Measured from the abort itself, so the time runSandboxed takes to return counts too.
+      let abortedAt = Number.POSITIVE_INFINITY;
       const promise = runSandboxed(policy, sh(daemonScript(marker)), {
         timeoutMs: 60_000,
         graceMs: 1_000,
@@ -115,12 +117,12 @@ describe.skipIf(skipBwrap)("runSandboxed lifecycle (real bwrap)", () => {
         onStdout: (chunk) => {
           if (chunk.toString().includes("ready")) {
             seenDuringRun = livePidsMatching(marker);
+            abortedAt = Date.now();
             controller.abort();
           }
         },
       });
       const r = await promise;
-      const abortedAt = Date.now();
       expect(seenDuringRun.length).toBeGreaterThan(0);
       expect(r.state).toBe("cancelled");
       const survivors = await waitGone(marker, 15_000);
@@ -134,6 +136,18 @@ describe.skipIf(skipBwrap)("runSandboxed lifecycle (real bwrap)", () => {
       const r = await runSandboxed({ ...policy, tmpHostPath: dir.path }, sh("touch /tmp/ran"), { timeoutMs: 10_000, signal: AbortSignal.abort() });
       expect(r.state).toBe("cancelled");
       expect(existsSync(join(dir.path, "ran"))).toBe(false);
+    });
+  });
+
+  describe("run options", () => {
+    // Node turns a timer beyond 2^31-1 ms (or NaN) into 1 ms: such a timeout would kill every run at once.
+    it.each([
+      ["a timeout beyond the timer range", { timeoutMs: 2 ** 31 }],
+      ["a NaN timeout", { timeoutMs: Number.NaN }],
+      ["a negative grace", { timeoutMs: 1_000, graceMs: -1 }],
+      ["a zero stdout bound", { timeoutMs: 1_000, maxStdoutBytes: 0 }],
+    ])("refuses %s with SANDBOX_OPTIONS_INVALID before spawning", async (_name, options) => {
+      await expect(runSandboxed(policy, ["/bin/true"], options)).rejects.toMatchObject({ code: "SANDBOX_OPTIONS_INVALID" });
     });
   });
 
@@ -155,6 +169,20 @@ describe.skipIf(skipBwrap)("runSandboxed lifecycle (real bwrap)", () => {
       const r = await runSandboxed(policy, ["/bin/cat"], { timeoutMs: 10_000, stdin: broken });
       expect(r.state).toBe("input-failure");
       expect(r.exitCode).toBe(0);
+    });
+
+    it("reports input-failure when the command exits before taking all of its stdin (spec: incomplete stdin)", async () => {
+      const big = Buffer.alloc(4 * 1024 * 1024, 0x61);
+      const unread = await runSandboxed(policy, ["/bin/true"], { timeoutMs: 10_000, stdin: big });
+      expect(unread.state).toBe("input-failure");
+      expect(unread.exitCode).toBe(0);
+      expect(unread.ok).toBe(false);
+      const streamed = await runSandboxed(policy, sh("head -c 10 >/dev/null"), { timeoutMs: 10_000, stdin: Readable.from([big, big]) });
+      expect(streamed.state).toBe("input-failure");
+      // Control: the same input read to the end is a clean exit.
+      const read = await runSandboxed(policy, sh("wc -c"), { timeoutMs: 10_000, stdin: big });
+      expect(read.state).toBe("exited");
+      expect(read.stdout.toString().trim()).toBe(String(big.length));
     });
 
     it("flags stdout overflow instead of silently truncating, and keeps draining", async () => {

@@ -34,8 +34,19 @@ describe.skipIf(skipBwrap)("seccomp filter inside the sandbox (real bwrap)", () 
     });
     afterAll(() => dir.cleanup());
 
-    it.each(["ptrace", "keyctl", "io_uring_setup", "tiocsti", "unshare_user", "mount"])("%s fails with EPERM", (op) => {
+    it.each(["ptrace", "keyctl", "io_uring_setup", "tiocsti", "tiocsti_high_word", "unshare_user", "clone_newuser", "mount"])("%s fails with EPERM", (op) => {
       expect(results[op]).toBe("EPERM");
+    });
+    // Without the filter these answer (x32 getpid: ENOSYS on kernels without the x32 ABI; int 0x80 getpid: a pid).
+    it.runIf(process.arch === "x64").each(["x32", "i386"])("a %s-ABI syscall kills the process (SIGSYS, 128+31)", async (mode) => {
+      const r = await runSandboxed(
+        { env: TEST_ENV, mounts: [{ source: dir.path, target: "/opt/probe", mode: "ro" }] },
+        ["/opt/probe/probe", mode],
+        { timeoutMs: 10_000 },
+      );
+      expect(r.state).toBe("exited");
+      expect(r.exitCode).toBe(159);
+      expect(r.stdout.toString()).toBe("");
     });
     it("clone3 fails with ENOSYS so libc falls back to clone", () => {
       expect(results["clone3"]).toBe("ENOSYS");
