@@ -28,6 +28,16 @@ describe("classifyOutcome", () => {
     expect(classifyOutcome(parse([result(fields as JsonObject)]), exited0).reasons).toEqual(reasons);
   });
 
+  it("puts the last 2000 characters of the stdout and stderr tails into a session-error detail", () => {
+    const stderrTail = `${"e".repeat(3000)}END`;
+    const outcome = classifyOutcome(parse([result({ is_error: true })]), { exitCode: 1, state: "exited", stderrTail, stdoutTail: "short" });
+    expect(outcome.detail?.stderr_tail).toBe(stderrTail.slice(-2000));
+    expect(outcome.detail?.stdout_tail).toBe("short");
+    const bare = classifyOutcome(parse([result({ is_error: true })]), { exitCode: 1, state: "exited" });
+    expect(bare.detail).toMatchObject({ stderr_tail: null, stdout_tail: null });
+    expect(Object.keys(bare.detail ?? {})).toEqual(expect.arrayContaining(["subtype", "returncode", "process_state", "stderr_tail", "stdout_tail", "process_detail", "event_stream_error"]));
+  });
+
   it("flags max turns and budget exhaustion", () => {
     const maxTurns = classifyOutcome(parse([result({ subtype: "error_max_turns", is_error: true })]), { exitCode: 1, state: "exited" });
     expect(maxTurns).toMatchObject({ maxTurns: true, budgetExhausted: false, reasons: ["process-exit", "is-error", "error-subtype"] });

@@ -23,6 +23,9 @@ export interface SessionErrorDetail {
   readonly subtype: string | null;
   readonly returncode: number | null;
   readonly process_state: string;
+  /** Last 2000 characters of the stderr / stdout tails the runner handed in (null when none). */
+  readonly stderr_tail: string | null;
+  readonly stdout_tail: string | null;
   readonly process_detail: string | null;
   readonly event_stream_error: string | null;
   readonly is_error: boolean | null;
@@ -55,6 +58,18 @@ export interface SessionOutcome {
 
 const MAX_ERRORS = 20;
 const MAX_ERROR_CHARS = 500;
+
+const MAX_TAIL_CHARS = 2000;
+
+// The end of a tail is where the failure is; cut at the front without splitting a surrogate pair.
+function keepTail(tail: string | null | undefined): string | null {
+  if (tail === undefined || tail === null) return null;
+  if (tail.length <= MAX_TAIL_CHARS) return tail;
+  let start = tail.length - MAX_TAIL_CHARS;
+  const code = tail.charCodeAt(start);
+  if (code >= 0xdc00 && code <= 0xdfff) start += 1;
+  return tail.slice(start);
+}
 
 function readString(value: unknown): string | null {
   return typeof value === "string" ? value : null;
@@ -137,6 +152,8 @@ export function classifyOutcome(parse: ParseEvidenceOutcome, process: ProcessOut
           subtype,
           returncode: exitCode,
           process_state: state,
+          stderr_tail: keepTail(processParsed.data.stderrTail),
+          stdout_tail: keepTail(processParsed.data.stdoutTail),
           process_detail: processDetail === null ? null : truncateForMessage(processDetail, 2000),
           event_stream_error: eventStreamError === null ? null : `${eventStreamError.code}: ${eventStreamError.message}`,
           is_error: isError,

@@ -11,6 +11,12 @@ function session(events: JsonObject[], process: ProcessOutcome = { exitCode: 0, 
   return { outcome: classifyOutcome(parsed, process), proof: parsed.ok ? proveSkillUse(parsed.value, "review") : null };
 }
 
+function parseOk(events: JsonObject[]) {
+  const parsed = parseEvidenceBytes(encode(jsonl(events)));
+  if (!parsed.ok) throw new Error(parsed.error.message);
+  return parsed.value;
+}
+
 const invoked = [init(["review"]), assistant([toolUse("t1", "Skill", { skill: "review" })]), user([toolResult("t1")])];
 
 describe("decideSessionEvidence", () => {
@@ -60,6 +66,20 @@ describe("decideSessionEvidence", () => {
       extraDiagnostics: ["transcript persistence failed: EVIDENCE_ARTIFACT_EXISTS"],
     });
     expect(decided).toMatchObject({ ok: false, errorKind: "session-error", skillInvoked: true, transcriptMissing: true, diagnostics: ["transcript persistence failed: EVIDENCE_ARTIFACT_EXISTS"] });
+  });
+
+  it("makes an ok session whose transcript was not persisted evidence-unverified, even without a caller diagnostic", () => {
+    const decided = decideSessionEvidence({ ...session([...invoked, result()]), transcriptPersisted: false });
+    expect(decided).toMatchObject({ ok: false, errorKind: "evidence-unverified", skillInvoked: true, transcriptMissing: true });
+    expect(decided.diagnostics).toEqual(["transcript was not persisted"]);
+  });
+
+  it("never lets a refused stream carry a skill claim, whatever the proof says", () => {
+    const parsed = parseEvidenceBytes(encode(jsonl([...invoked, result(), result()])));
+    const outcome = classifyOutcome(parsed, { exitCode: 0, state: "exited" });
+    const forged = proveSkillUse(parseOk([...invoked, result()]), "review");
+    expect(forged.skillInvoked).toBe(true);
+    expect(decideSessionEvidence({ outcome, proof: forged, transcriptPersisted: true })).toMatchObject({ ok: false, errorKind: "session-error", skillInvoked: null });
   });
 
   it("leaves skillInvoked null for arms without an expected skill", () => {

@@ -58,7 +58,10 @@ export function decideSessionEvidence(input: SessionEvidenceInput): SessionEvide
       }
     }
   }
-  diagnostics.push(...(input.extraDiagnostics ?? []));
+  const extra = input.extraDiagnostics ?? [];
+  // An unpersisted transcript is missing evidence in itself; the caller's own diagnostic, when given, says why.
+  if (!input.transcriptPersisted && extra.length === 0) diagnostics.push("transcript was not persisted");
+  diagnostics.push(...extra);
   let transcriptMissing = !input.transcriptPersisted;
   if (ok && diagnostics.length > 0) {
     ok = false;

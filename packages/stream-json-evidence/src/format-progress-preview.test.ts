@@ -37,6 +37,24 @@ describe("createProgressPreviewer", () => {
     expect(line).toBe('← mcp__gitnexus__query "::error::x # [group]y src/a.ts(3,4): compiler-error TS1"');
   });
 
+  it.each([
+    ["a JSON error object", '{"error":"graph not indexed"}'],
+    ["text starting with error:", "error: repository unknown"],
+    ["text blocks starting with Error:", [{ type: "text", text: "Error: bad query" }]],
+  ])("labels an MCP result carrying %s as a semantic-error", (_label, content) => {
+    const previewer = createProgressPreviewer();
+    previewer.preview(ev(assistant([toolUse("m", "mcp__gitnexus__query", {})])));
+    const [line] = previewer.preview(ev(user([toolResult("m", { content })])));
+    expect(line).toMatch(/^← mcp__gitnexus__query \(semantic-error\) /);
+  });
+
+  it("does not label ordinary MCP output or non-MCP errors as semantic errors", () => {
+    const previewer = createProgressPreviewer();
+    previewer.preview(ev(assistant([toolUse("m", "mcp__gitnexus__query", {}), toolUse("b", "Bash", {})])));
+    expect(previewer.preview(ev(user([toolResult("m", { content: '{"error":null,"rows":[]}' })])))[0]).not.toContain("semantic-error");
+    expect(previewer.preview(ev(user([toolResult("b", { content: "error: exit 1" })])))[0]).not.toContain("semantic-error");
+  });
+
   it("throws EVIDENCE_INVALID_OPTIONS for a bound above 800", () => {
     expect(() => createProgressPreviewer({ maxChars: 801 })).toThrow(expect.objectContaining({ code: "EVIDENCE_INVALID_OPTIONS" }));
   });

@@ -51,6 +51,22 @@ function renderResultContent(content: JsonValue | undefined): JsonValue {
   return texts.length > 0 ? texts.join("\n") : content;
 }
 
+// An MCP tool that "succeeded" but answered with an error: a JSON object whose `error` is a string, or text that
+// starts with `error:` (any case). Shown as such so a broken graph is visible in the live log.
+function isSemanticError(content: JsonValue | undefined): boolean {
+  const rendered = renderResultContent(content);
+  if (typeof rendered !== "string") return false;
+  const text = rendered.trimStart();
+  if (text.slice(0, 6).toLowerCase() === "error:") return true;
+  if (!text.startsWith("{")) return false;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isJsonObject(parsed) && typeof parsed["error"] === "string";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Creates a previewer for live progress lines: one redacted, single-line, CI-safe line (≤ 800 characters) per tool
  * call and per tool result. For display only: previews are never evidence and never persisted.
@@ -81,7 +97,7 @@ export function createProgressPreviewer(options: ProgressPreviewOptions = {}): P
         } else if (block["type"] === "tool_result") {
           const id = block["tool_use_id"];
           const name = typeof id === "string" ? (toolNames.get(id) ?? "tool") : "tool";
-          const status = block["is_error"] === true ? " (error)" : "";
+          const status = block["is_error"] === true ? " (error)" : name.startsWith("mcp__") && isSemanticError(block["content"]) ? " (semantic-error)" : "";
           const output = isPreviewableTool(name) ? ` ${renderValue(renderResultContent(block["content"]), secrets)}` : "";
           lines.push(finish(`${marker}← ${name}${status}${output}`));
         }

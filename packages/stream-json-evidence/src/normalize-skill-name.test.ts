@@ -12,6 +12,11 @@ describe("normalizeSkillName", () => {
     ["", ""],
     ["   ", ""],
     ["plugin:", ""],
+    // Python's str.strip()/split() whitespace, not JavaScript's: U+FEFF is not whitespace, U+001F and U+0085 are.
+    ["\ufeffreview", "\ufeffreview"],
+    ["review\u001fjunk", "review"],
+    ["\u0085/review\u0085x", "review"],
+    ["\u001c\u001dreview", "review"],
   ])("normalises %j to %j", (input, expected) => {
     expect(normalizeSkillName(input)).toBe(expected);
   });

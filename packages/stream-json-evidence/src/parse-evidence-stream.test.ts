@@ -87,6 +87,20 @@ describe("parseEvidenceStream", () => {
       if (!parsed.ok) expect(parsed.error.message).not.toContain("sk-live");
     });
 
+    it("does not echo an arbitrary event type after the result (it could be a secret)", () => {
+      const parsed = parseEvidenceBytes(encode(jsonl([init(), result(), { type: "hunter2-very-secret value" }])));
+      expect(!parsed.ok && parsed.error.code).toBe("EVIDENCE_EVENT_AFTER_RESULT");
+      if (!parsed.ok) expect(parsed.error.message).not.toContain("hunter2");
+      const plain = parseEvidenceBytes(encode(jsonl([init(), result(), { type: "assistant" }])));
+      expect(!plain.ok && plain.error.message).toContain('"assistant"');
+    });
+
+    it("treats only Python-whitespace lines as blank (a lone U+FEFF line is refused)", () => {
+      const parsed = parseEvidenceBytes(encode(`${JSON.stringify(init())}\n\uFEFF\n${JSON.stringify(result())}\n`));
+      expect(!parsed.ok && parsed.error).toMatchObject({ code: "EVIDENCE_MALFORMED_LINE", line: 2 });
+      expect(parseEvidenceBytes(encode(`${JSON.stringify(init())}\n \t\u00a0\n${JSON.stringify(result())}\n`)).ok).toBe(true);
+    });
+
     it("refuses an empty or blank capture", () => {
       for (const text of ["", "\n\n  \n"]) {
         const parsed = parseEvidenceBytes(encode(text));

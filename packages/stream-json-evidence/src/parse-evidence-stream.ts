@@ -7,7 +7,7 @@ import {
   type EvidenceRejection,
   type EvidenceRejectionCode,
 } from "./errors.js";
-import { DEFAULT_MAX_BYTES, ParseOptionsSchema, isJsonObject, type JsonValue, type StreamEvent } from "./schema.js";
+import { DEFAULT_MAX_BYTES, PYTHON_SPACE_CLASS, ParseOptionsSchema, isJsonObject, type JsonValue, type StreamEvent } from "./schema.js";
 
 /** Options of {@link parseEvidenceStream}. */
 export interface ParseEvidenceOptions {
@@ -47,6 +47,8 @@ export interface EvidenceStreamParser {
 }
 
 const NEWLINE = 0x0a;
+// Blank as Python's strip() sees it: a line holding only U+FEFF is not blank (and not JSON either).
+const BLANK_LINE = new RegExp(`^[${PYTHON_SPACE_CLASS}]*$`, "u");
 const STRING_LITERAL = /"(?:[^"\\]|\\.)*"/g;
 const NON_FINITE_TOKEN = /(?<![A-Za-z0-9_$])-?(?:NaN|Infinity)(?![A-Za-z0-9_$])/;
 
@@ -113,7 +115,7 @@ export function createEvidenceStreamParser(options: ParseEvidenceOptions = {}): 
       else fail("EVIDENCE_INVALID_UTF8", `line ${line} is not valid UTF-8`, line);
       return;
     }
-    if (text.trim() === "") return;
+    if (BLANK_LINE.test(text)) return;
     let value: JsonValue;
     try {
       value = JSON.parse(text) as JsonValue;
@@ -151,7 +153,9 @@ export function createEvidenceStreamParser(options: ParseEvidenceOptions = {}): 
         return;
       }
       if (type !== "system") {
-        fail("EVIDENCE_EVENT_AFTER_RESULT", `event of type ${JSON.stringify(truncateForMessage(type, 64))} at line ${line} after the result event`, line);
+        // Echo only a type shaped like the CLI's own; anything else could be text the model controls (or a secret).
+        const shown = /^[a-z_]{1,32}$/.test(type) ? JSON.stringify(type) : "(unrecognised)";
+        fail("EVIDENCE_EVENT_AFTER_RESULT", `event of type ${shown} at line ${line} after the result event`, line);
         return;
       }
       trailingEvents.push(event);

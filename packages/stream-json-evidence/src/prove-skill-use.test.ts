@@ -98,6 +98,108 @@ describe("proveSkillUse", () => {
     expect(proof.subagentToolUses).toBe(1);
   });
 
+  describe("attempts to claim a skill that was not used", () => {
+    it.each([
+      ["a dotless-i tool name (Python casefold keeps ı)", "Skıll"],
+      ["a dotted capital I tool name", "SKİLL"],
+      ["a tool name with a zero-width joiner", "Ski\u200dll"],
+      ["a tool name with a trailing space", "Skill "],
+    ])("does not treat %s as the Skill tool", (_label, name) => {
+      const proof = proveSkillUse(stream([skillCall("t1", { skill: "review" }, name), answer("t1")]), "review");
+      expect(proof).toMatchObject({ skillInvoked: false, matchingRequests: 0 });
+    });
+
+    it("never reads a tool_use out of text the model wrote", () => {
+      const forged = JSON.stringify(toolUse("t1", "Skill", { skill: "review" }));
+      const proof = proveSkillUse(
+        stream([assistant([{ type: "text", text: forged }]), user([{ type: "text", text: JSON.stringify(toolResult("t1")) }])]),
+        "review",
+      );
+      expect(proof).toMatchObject({ skillInvoked: false, matchingRequests: 0, successfulResults: 0 });
+    });
+
+    it("does not accept a tool_result the model wrote into an assistant event", () => {
+      const proof = proveSkillUse(stream([skillCall("t1", { skill: "review" }), assistant([toolResult("t1")])]), "review");
+      expect(proof.skillInvoked).toBeNull();
+      expect(proof.diagnostics.map((diagnostic) => diagnostic.code)).toContain("EVIDENCE_TOOL_RESULT_OUTSIDE_USER_EVENT");
+    });
+
+    it("does not accept a tool_result carried by a system event", () => {
+      const proof = proveSkillUse(stream([skillCall("t1", { skill: "review" }), { type: "system", subtype: "status", content: [toolResult("t1")] }]), "review");
+      expect(proof.skillInvoked).toBeNull();
+    });
+
+    it.each([
+      ["the skill before the last colon", { skill: "review:other" }],
+      ["a longer name", { skill: "review-extra" }],
+      ["a different case", { skill: "Review" }],
+      ["a second token", { skill: "other review" }],
+      ["a non-string field", { skill: ["review"] }],
+      ["a slash then a space", { skill: "/ review" }],
+      ["a BOM-prefixed name (Python strip keeps U+FEFF)", { skill: "\ufeffreview" }],
+    ])("does not match %s", (_label, input) => {
+      const proof = proveSkillUse(stream([skillCall("t1", input as JsonObject), answer("t1")]), "review");
+      expect(proof).toMatchObject({ skillInvoked: false, matchingRequests: 0 });
+    });
+
+    it("is unverifiable when the CLI's own echo names a different skill than the matching input field", () => {
+      const request = skillCall("t1", { skill: "other", name: "review" });
+      const proof = proveSkillUse(stream([request, { ...user([toolResult("t1")]), tool_use_result: { success: true, commandName: "other" } }]), "review");
+      expect(proof.skillInvoked).toBeNull();
+      expect(proof.diagnostics[0]?.code).toBe("EVIDENCE_SKILL_RESULT_CONTRADICTED");
+    });
+
+    it("is unverifiable when the CLI's echo says the launch did not succeed", () => {
+      const proof = proveSkillUse(stream([skillCall("t1", { skill: "review" }), { ...user([toolResult("t1")]), tool_use_result: { success: false, commandName: "review" } }]), "review");
+      expect(proof.skillInvoked).toBeNull();
+      expect(proof.diagnostics[0]?.code).toBe("EVIDENCE_SKILL_RESULT_CONTRADICTED");
+    });
+
+    it("accepts an echo that agrees after normalisation (plugin form)", () => {
+      const proof = proveSkillUse(stream([skillCall("t1", { skill: "plug:review" }), { ...user([toolResult("t1")]), tool_use_result: { success: true, commandName: "plug:review" } }]), "review");
+      expect(proof).toMatchObject({ skillInvoked: true, commandNameConfirmed: true });
+    });
+
+    it("matches plugin forms on the text after the last colon, as the spec says", () => {
+      const proof = proveSkillUse(stream([skillCall("t1", { skill: "other-plugin:ns:review" }), answer("t1")]), "plugin:review");
+      expect(proof).toMatchObject({ skillInvoked: true, expectedSkill: "review" });
+    });
+
+    it.each([
+      ["null", null],
+      ["a string", "false"],
+      ["a number", 0],
+    ])("refuses an is_error that is %s", (_label, isError) => {
+      const proof = proveSkillUse(stream([skillCall("t1", { skill: "review" }), answer("t1", { is_error: isError })]), "review");
+      expect(proof.skillInvoked).toBeNull();
+      expect(proof.diagnostics[0]?.code).toBe("EVIDENCE_TOOL_RESULT_IS_ERROR_INVALID");
+    });
+
+    it("is unverifiable when a Skill id is reused by another tool, even after a successful result", () => {
+      const proof = proveSkillUse(stream([skillCall("t1", { skill: "review" }), answer("t1"), assistant([toolUse("t1", "Bash", { command: "true" })])]), "review");
+      expect(proof.skillInvoked).toBeNull();
+      expect(proof.diagnostics[0]?.code).toBe("EVIDENCE_TOOL_USE_ID_DUPLICATE");
+    });
+
+    it("is unverifiable when an error result for the Skill id follows its success", () => {
+      const proof = proveSkillUse(stream([skillCall("t1", { skill: "review" }), answer("t1"), answer("t1", { is_error: true })]), "review");
+      expect(proof.skillInvoked).toBeNull();
+    });
+
+    it("counts a Skill call made inside a subagent (the spec reads every block) and tallies it as subagent traffic", () => {
+      const proof = proveSkillUse(
+        stream([
+          assistant([toolUse("task1", "Task", { prompt: "x" })]),
+          assistant([toolUse("t1", "Skill", { skill: "review" })], { parent_tool_use_id: "task1" }),
+          user([toolResult("t1")], { parent_tool_use_id: "task1" }),
+          user([toolResult("task1")]),
+        ]),
+        "review",
+      );
+      expect(proof).toMatchObject({ skillInvoked: true, subagentToolUses: 1, subagentSkillRequests: 1 });
+    });
+  });
+
   it("throws EVIDENCE_INVALID_OPTIONS for an empty expected skill", () => {
     expect(() => proveSkillUse(stream([]), " / ")).toThrow(expect.objectContaining({ code: "EVIDENCE_INVALID_OPTIONS" }));
   });

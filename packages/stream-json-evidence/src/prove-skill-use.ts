@@ -15,6 +15,8 @@ export interface SkillProof {
   /** Why the evidence is unverifiable (empty unless `skillInvoked` is null). */
   readonly diagnostics: readonly EvidenceRejection[];
   readonly matchingRequests: number;
+  /** Matching requests made inside a subagent (non-null `parent_tool_use_id`); they count as invocations, as in the spec. */
+  readonly subagentSkillRequests: number;
   readonly successfulResults: number;
   readonly erroredResults: number;
   /** `init.skills[]` as listed (strings only); null when the stream has no init event or no list. */
@@ -33,6 +35,7 @@ export interface SkillProof {
 interface SkillRequest {
   readonly id: string;
   readonly index: number;
+  readonly subagent: boolean;
 }
 
 interface ToolResult {
@@ -90,8 +93,11 @@ export function proveSkillUse(stream: ParsedEvidenceStream, expectedSkill: strin
           const value = input[field];
           return typeof value === "string" && normalizeSkillName(value) === expected;
         });
-        if (named) matches.push({ id, index });
+        if (named) matches.push({ id, index, subagent: event["parent_tool_use_id"] !== undefined && event["parent_tool_use_id"] !== null });
       } else if (block["type"] === "tool_result") {
+        // Only the CLI writes user events; a tool_result anywhere else was written by the model (or forged) and would
+        // let it answer its own Skill request. It still takes part in the id checks below.
+        if (event.type !== "user") note("EVIDENCE_TOOL_RESULT_OUTSIDE_USER_EVENT", "tool_result block outside a user event", index);
         const id = block["tool_use_id"];
         if (typeof id !== "string" || !TOOL_ID_PATTERN.test(id)) {
           note("EVIDENCE_TOOL_RESULT_ID_INVALID", "tool_result block without a valid tool_use_id", index);
@@ -129,10 +135,18 @@ export function proveSkillUse(stream: ParsedEvidenceStream, expectedSkill: strin
       erroredResults += 1;
       continue;
     }
-    successfulResults += 1;
-    const echo = events[result.index]?.["tool_use_result"];
+    const resultEvent = events[result.index];
+    // The CLI's top-level echo describes the event's tool result only when the event carries exactly one.
+    const echo = resultEvent !== undefined && countToolResults(resultEvent) === 1 ? resultEvent["tool_use_result"] : undefined;
     const commandName = isJsonObject(echo) ? echo["commandName"] : undefined;
-    if (typeof commandName === "string" && normalizeSkillName(commandName) === expected) commandNameConfirmed = true;
+    // The input may name the skill in several fields; the CLI's own echo says which one it launched. A disagreement
+    // (e.g. `{skill: "other", name: "<expected>"}` launching "other") is not proof of the expected skill.
+    if (isJsonObject(echo) && (echo["success"] === false || (typeof commandName === "string" && normalizeSkillName(commandName) !== expected))) {
+      note("EVIDENCE_SKILL_RESULT_CONTRADICTED", `the CLI's echo for Skill request ${match.id} names another skill or a failed launch`, result.index);
+      continue;
+    }
+    successfulResults += 1;
+    if (typeof commandName === "string") commandNameConfirmed = true;
     if (events.slice(result.index + 1).some(isSkillBodyMessage)) skillBodyInjected = true;
   }
 
@@ -147,6 +161,7 @@ export function proveSkillUse(stream: ParsedEvidenceStream, expectedSkill: strin
     status: skillInvoked === null ? "unverifiable" : skillInvoked ? "proven" : "not-invoked",
     diagnostics,
     matchingRequests: matches.length,
+    subagentSkillRequests: matches.filter((match) => match.subagent).length,
     successfulResults,
     erroredResults,
     initSkills,
@@ -155,6 +170,10 @@ export function proveSkillUse(stream: ParsedEvidenceStream, expectedSkill: strin
     skillBodyInjected,
     ...counts,
   };
+}
+
+function countToolResults(event: StreamEvent): number {
+  return listContentBlocks(event).filter((block) => block["type"] === "tool_result").length;
 }
 
 function isSkillBodyMessage(event: StreamEvent): boolean {

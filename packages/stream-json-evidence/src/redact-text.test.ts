@@ -15,7 +15,7 @@ describe("redactText", () => {
     expect(redactText(text, secrets)).toBe(expected);
   });
 
-  it.each(["sk-ant-short", "gh_abcdefghij", "https://host:8080/path@x", "ghp_1234567"])("leaves %j alone", (text) => {
+  it.each(["sk-ant-short", "gh_abcdefghij", "https://host:8080/path@x", "ghp_1234567", '["https://host","x@y"]', "https://host?to=a@b"])("leaves %j alone", (text) => {
     expect(redactText(text)).toBe(text);
   });
 
@@ -65,4 +65,55 @@ describe("redactJson", () => {
   );
 
   it.each(["tokens", "input_tokens", "secret_name", "auth"])("does not treat %s as sensitive", (key) => expect(isSensitiveKey(key)).toBe(false));
+});
+
+describe("attempts to leak a secret through redaction", () => {
+  it.each([
+    ["a Basic authorization value", "Authorization: Basic dXNlcjpzZWNyZXQ=", "Authorization: Basic [REDACTED]"],
+    ["a token-scheme authorization value", "curl -H 'authorization: token abcdef123456' x", "curl -H 'authorization: token [REDACTED]' x"],
+    ["a bearer value in its own string (a header pair)", "Bearer abcdefghijkl", "Bearer [REDACTED]"],
+    ["token-only URL userinfo", "git clone https://abcdef0123456789@github.com/o/r", "git clone https://[REDACTED]@github.com/o/r"],
+    ["a raw @ inside the URL password", "https://user:p@ss@host/x", "https://[REDACTED]@host/x"],
+  ])("redacts %s", (_label, text, expected) => {
+    expect(redactText(text)).toBe(expected);
+  });
+
+  it("keeps prose about bearers readable", () => {
+    expect(redactText("the bearer of bad news")).toBe("the bearer of bad news");
+  });
+
+  it("redacts base64 encodings of a literal secret at every alignment, standard and URL-safe", () => {
+    const secret = "lit-Secret-Value-0123456789";
+    const decodesToSecret = (text: string): boolean =>
+      [...text.matchAll(/[A-Za-z0-9+/_=-]{8,}/g)].some((match) => {
+        const run = match[0];
+        return [run, run.slice(1), run.slice(2), run.slice(3)].some((candidate) =>
+          ["base64", "base64url"].some((encoding) => Buffer.from(candidate, encoding as BufferEncoding).toString("latin1").includes(secret.slice(3, -3))),
+        );
+      });
+    for (const prefix of ["", "u", "us", "user:", "x-api-key="]) {
+      for (const encoding of ["base64", "base64url"] as const) {
+        const encoded = Buffer.from(`${prefix}${secret}`).toString(encoding);
+        expect(decodesToSecret(encoded)).toBe(true);
+        const redacted = redactText(`data ${encoded} end`, [secret]);
+        expect(decodesToSecret(redacted), `${prefix} ${encoding}: ${redacted}`).toBe(false);
+        expect(redactText(redacted, [secret])).toBe(redacted);
+      }
+    }
+  });
+
+  it("blanks a sensitive key whose case-fold only matches through full Unicode folding (ẞ → ss)", () => {
+    expect(isSensitiveKey("PAẞWORD")).toBe(true);
+    expect(redactJson({ outer: [{ PAẞWORD: "hunter2" }] })).toEqual({ outer: [{ PAẞWORD: REDACTED }] });
+  });
+
+  it("redacts sensitive keys at any depth, whatever their value type", () => {
+    expect(redactJson({ a: { b: [{ c: { Cookie: ["x", { y: 1 }], "ACCESS_TOKEN": 123456789 } }] } })).toEqual({
+      a: { b: [{ c: { Cookie: REDACTED, ACCESS_TOKEN: REDACTED } }] },
+    });
+  });
+
+  it("refuses a key that collides with an existing [REDACTED] key", () => {
+    expect(redactJson({ "[REDACTED]": 1, "sk-ant-api03-abcdefghij": 2 })).toBeInstanceOf(RedactionCollision);
+  });
 });

@@ -22,6 +22,9 @@ export const ProcessOutcomeSchema = z.strictObject({
   exitCode: z.number().int().nullable(),
   state: z.string().min(1).max(64),
   detail: z.string().max(4000).nullable().optional(),
+  /** Tails the runner kept of the process's stdout / stderr (the row keeps their last 2000 characters). */
+  stdoutTail: z.string().max(64 * 1024).nullable().optional(),
+  stderrTail: z.string().max(64 * 1024).nullable().optional(),
 });
 /** How the session process ended (`state` is "exited" for a normal exit; anything else is a failure). */
 export type ProcessOutcome = z.infer<typeof ProcessOutcomeSchema>;
@@ -52,6 +55,12 @@ export const PermissionDenialSchema = z.looseObject({
   tool_name: z.string(),
   tool_use_id: z.string(),
 });
+
+/**
+ * Python's `str.isspace()` set as a regex character class (what the original harness's strip()/split() use).
+ * JavaScript's `\s` differs: it includes U+FEFF and misses U+001C–U+001F and U+0085.
+ */
+export const PYTHON_SPACE_CLASS = "\\t\\n\\v\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 
 /** Tool ids as the original harness bounded them. */
 export const TOOL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,256}$/;

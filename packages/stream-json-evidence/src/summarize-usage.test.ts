@@ -27,7 +27,7 @@ describe("summarizeUsage", () => {
   });
 
   it("keeps a measured zero as zero, including when nothing was counted (modelUsage {})", () => {
-    expect(summarizeUsage(stream([result({ total_cost_usd: 0, modelUsage: { m: model("list", 0) } })])).costUsd).toBe(0);
+    expect(summarizeUsage(stream([result({ total_cost_usd: 0, modelUsage: { "claude-m": model("list", 0) } })])).costUsd).toBe(0);
     expect(summarizeUsage(stream([result({ total_cost_usd: 0, modelUsage: {} })])).costUsd).toBe(0);
   });
 
@@ -41,6 +41,8 @@ describe("summarizeUsage", () => {
     ["partly unknown", { modelUsage: { a: model("list"), b: model("unknown") } }],
     ["without modelUsage", { modelUsage: null }],
     ["non-zero with an empty modelUsage", { modelUsage: {} }],
+    ["priced for a non-Anthropic model, even with a list basis", { modelUsage: { "gpt-5.6-sol": model("list") } }],
+    ["priced for a model whose canonical id is not Anthropic's", { modelUsage: { "claude-sonnet-4-5": { ...model("list"), canonicalModel: "gpt-5.6-sol" } } }],
   ])("reports a cost that is %s as unmeasured (null)", (_label, fields) => {
     const summary = summarizeUsage(stream([result(fields as JsonObject)]));
     expect(summary.costUsd).toBeNull();
@@ -48,7 +50,7 @@ describe("summarizeUsage", () => {
   });
 
   it("accepts managed pricing as a known basis and nulls per-model costs of unknown basis", () => {
-    const summary = summarizeUsage(stream([result({ modelUsage: { a: model("managed", 0.004), b: model("list", 0.006) } })]));
+    const summary = summarizeUsage(stream([result({ modelUsage: { "claude-a": model("managed", 0.004), "claude-b": model("list", 0.006) } })]));
     expect(summary.costUsd).toBe(0.01);
     const unknown = summarizeUsage(stream([result({ modelUsage: { a: model("unknown", 0.004) } })]));
     expect(unknown.models[0]?.costUsd).toBeNull();
@@ -58,6 +60,24 @@ describe("summarizeUsage", () => {
     expect(summarizeUsage(stream([result({ duration_ms: null })]), { wallTimeMs: 2500 }).durationSeconds).toBe(2.5);
     expect(summarizeUsage(stream([result()]), { wallTimeMs: 2500 }).durationSeconds).toBe(1.5);
     expect(summarizeUsage(stream([result({ duration_ms: "x" })])).durationSeconds).toBeNull();
+  });
+
+  it.each([
+    ["missing", undefined],
+    ["negative", -1],
+    ["fractional", 2.5],
+    ["a string", "12"],
+  ])("reports per-model token counts that are %s as null, never 0", (_label, value) => {
+    const entry: JsonObject = { ...model("list") };
+    if (value === undefined) delete entry["inputTokens"];
+    else entry["inputTokens"] = value;
+    const summary = summarizeUsage(stream([result({ modelUsage: { "claude-sonnet-4-5": entry } })]));
+    expect(summary.models[0]?.inputTokens).toBeNull();
+  });
+
+  it("never sums assistant usage snapshots, even when the result has none", () => {
+    const summary = summarizeUsage(stream([assistant([{ type: "text", text: "a" }]), result({ usage: null })]));
+    expect(summary.usage).toBeNull();
   });
 
   it("reports null usage when the result lacks it", () => {

@@ -20,6 +20,9 @@ export interface ModelUsageTotals {
   readonly costBasis: string | null;
 }
 
+// The model id (and its `canonicalModel`, when given) names a Claude model; only those costs can be measured.
+type ReadModel = ModelUsageTotals & { readonly anthropic: boolean };
+
 /** Subagent traffic grouped by the `parent_tool_use_id` that spawned it (counts only: its usage is not summable). */
 export interface SubagentTraffic {
   readonly parentToolUseId: string;
@@ -58,6 +61,10 @@ export interface SummarizeUsageOptions {
 
 const UNKNOWN_BASIS = "unknown";
 
+function isAnthropicModel(id: string): boolean {
+  return /claude/i.test(id);
+}
+
 function readCount(value: unknown): number | null {
   return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : null;
 }
@@ -71,7 +78,7 @@ export function countApiRetries(events: readonly StreamEvent[]): number {
   return events.filter((event) => event.type === "system" && event["subtype"] === "api_retry").length;
 }
 
-function readModels(modelUsage: unknown): ModelUsageTotals[] | null {
+function readModels(modelUsage: unknown): ReadModel[] | null {
   if (!isJsonObject(modelUsage)) return null;
   return Object.keys(modelUsage)
     .sort()
@@ -80,14 +87,17 @@ function readModels(modelUsage: unknown): ModelUsageTotals[] | null {
       const entry = parsed.success ? parsed.data : {};
       const costBasis = typeof entry.costBasis === "string" && entry.costBasis !== "" ? entry.costBasis : null;
       const knownBasis = costBasis !== null && costBasis !== UNKNOWN_BASIS;
+      const canonical = (parsed.success ? parsed.data["canonicalModel"] : undefined) ?? model;
+      const anthropic = isAnthropicModel(model) && (typeof canonical !== "string" || isAnthropicModel(canonical));
       return {
         model,
         inputTokens: entry.inputTokens ?? null,
         outputTokens: entry.outputTokens ?? null,
         cacheReadInputTokens: entry.cacheReadInputTokens ?? null,
         cacheCreationInputTokens: entry.cacheCreationInputTokens ?? null,
-        costUsd: knownBasis ? readCost(entry.costUSD) : null,
+        costUsd: knownBasis && anthropic ? readCost(entry.costUSD) : null,
         costBasis,
+        anthropic,
       };
     });
 }
@@ -122,7 +132,7 @@ function groupSubagents(events: readonly StreamEvent[]): { subagents: SubagentTr
   return { subagents, mainLoopMessages: mainMessages.size };
 }
 
-function decideCost(totalCost: unknown, models: readonly ModelUsageTotals[] | null): { costUsd: number | null; reason: string | null } {
+function decideCost(totalCost: unknown, models: readonly ReadModel[] | null): { costUsd: number | null; reason: string | null } {
   const cost = readCost(totalCost);
   if (cost === null) return { costUsd: null, reason: "total_cost_usd is missing, not a number, non-finite or negative" };
   if (models === null) return { costUsd: null, reason: "modelUsage is missing, so the cost basis is unknown" };
@@ -131,6 +141,11 @@ function decideCost(totalCost: unknown, models: readonly ModelUsageTotals[] | nu
   const unknown = models.filter((model) => model.costBasis === null || model.costBasis === UNKNOWN_BASIS);
   if (unknown.length > 0) {
     return { costUsd: null, reason: `cost basis unknown for ${unknown.map((model) => model.model).join(", ")}` };
+  }
+  // The CLI only knows Anthropic prices; a figure for any other model is its default guess, not a measurement.
+  const foreign = models.filter((model) => !model.anthropic);
+  if (foreign.length > 0) {
+    return { costUsd: null, reason: `not an Anthropic model: ${foreign.map((model) => model.model).join(", ")}` };
   }
   return { costUsd: cost, reason: null };
 }
@@ -165,7 +180,7 @@ export function summarizeUsage(stream: ParsedEvidenceStream, options: SummarizeU
     costUsd,
     costUnmeasuredReason: reason,
     costBases,
-    models: models ?? [],
+    models: (models ?? []).map(({ anthropic: _anthropic, ...model }) => model),
     ...groupSubagents(events),
     apiRetries: countApiRetries(events),
   };
