@@ -1,7 +1,10 @@
 /** Stable codes for runner failures; callers branch on these, never on messages. */
-export type RunnerErrorCode = `RUNNER_${string}`;
+export type RunnerErrorCode =
+  | "RUNNER_BAD_INPUT"
+  | "RUNNER_OUTAGE"
+  | `RUNNER_${string}`;
 
-/** Base error of runner: thrown for environment failures and bugs, never for expected outcomes. */
+/** Base error of runner: thrown for environment failures and bad input found while preparing a sweep. */
 export class RunnerError extends Error {
   readonly code: RunnerErrorCode;
   constructor(code: RunnerErrorCode, message: string, options?: ErrorOptions) {

@@ -130,7 +130,8 @@ export const RunBoundsSchema = z
   .object({
     timeoutMs: z.number().int().min(1).max(MAX_TIMER_MS),
     graceMs: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
-    maxStdoutBytes: z.number().int().min(1).max(2 ** 32).optional(),
+    // 0 is a legitimate bound: callers such as the hidden oracle keep no output at all (overflow is still flagged).
+    maxStdoutBytes: z.number().int().min(0).max(2 ** 32).optional(),
     stderrTailBytes: z.number().int().min(0).max(2 ** 32).optional(),
   })
   .loose();

@@ -145,13 +145,24 @@ describe.skipIf(skipBwrap)("runSandboxed lifecycle (real bwrap)", () => {
       ["a timeout beyond the timer range", { timeoutMs: 2 ** 31 }],
       ["a NaN timeout", { timeoutMs: Number.NaN }],
       ["a negative grace", { timeoutMs: 1_000, graceMs: -1 }],
-      ["a zero stdout bound", { timeoutMs: 1_000, maxStdoutBytes: 0 }],
+      ["a negative stdout bound", { timeoutMs: 1_000, maxStdoutBytes: -1 }],
+      ["a fractional stdout bound", { timeoutMs: 1_000, maxStdoutBytes: 0.5 }],
     ])("refuses %s with SANDBOX_OPTIONS_INVALID before spawning", async (_name, options) => {
       await expect(runSandboxed(policy, ["/bin/true"], options)).rejects.toMatchObject({ code: "SANDBOX_OPTIONS_INVALID" });
     });
   });
 
   describe("stdio", () => {
+    it("keeps nothing with a zero stdout bound and still flags that output was produced", async () => {
+      const quiet = await runSandboxed(policy, ["/bin/true"], { timeoutMs: 10_000, maxStdoutBytes: 0 });
+      expect(quiet.stdout.length).toBe(0);
+      expect(quiet.stdoutOverflow).toBe(false);
+      const noisy = await runSandboxed(policy, ["/bin/echo", "hidden"], { timeoutMs: 10_000, maxStdoutBytes: 0 });
+      expect(noisy.state).toBe("exited");
+      expect(noisy.stdout.length).toBe(0);
+      expect(noisy.stdoutOverflow).toBe(true);
+    });
+
     it("feeds stdin from a string and from a stream", async () => {
       const fromString = await runSandboxed(policy, ["/bin/cat"], { timeoutMs: 10_000, stdin: "hello\n" });
       expect(fromString.stdout.toString()).toBe("hello\n");

@@ -1,0 +1,104 @@
+// The runner's command line: the only place that reads argv and the environment, prints, and maps errors to exit codes.
+import { homedir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isBenchReportError } from "@wfbench/bench-report";
+import { isCellPipelineError } from "@wfbench/cell-pipeline";
+import { isSanitizerError } from "@wfbench/clone-sanitizer";
+import { isGatewayError } from "@wfbench/litellm-gateway";
+import { isOracleError } from "@wfbench/oracle-snapshot";
+import { isSandboxError } from "@wfbench/sandbox-bwrap";
+import { isScriptedModelError } from "@wfbench/scripted-model";
+import { redactText } from "@wfbench/stream-json-evidence";
+import { isTaskSuiteError } from "@wfbench/task-suite";
+import { isRunnerError } from "./errors.js";
+import { USAGE, parseArgs } from "./parse-args.js";
+import { runSweep, type SweepEvent } from "./run-sweep.js";
+
+const EXIT_OK = 0;
+const EXIT_OUTAGE = 1;
+const EXIT_USAGE = 2;
+const EXIT_CANCELLED = 130;
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+
+function formatEvent(event: SweepEvent, cwd: string): string {
+  if (event.kind === "prepared") return `wfbench: ${event.cells} cell(s), Claude Code ${event.claudeVersion}, scripted demo model, output ${relative(cwd, event.outDir) || "."}`;
+  if (event.kind === "cell-start") return `[${event.task}][${event.arm}][run ${event.run}] starting (${event.index}/${event.total}, ${Math.floor(event.elapsedMs / 60_000)}m elapsed)`;
+  const row = event.row;
+  const infra = row.error_kind === "infra-error" || row.error_kind === "cleanup-failure";
+  const cost = infra || row.cost_usd === null ? "n/a" : `$${row.cost_usd.toFixed(4)}`;
+  const took = infra || row.duration_s === null ? "n/a" : `${row.duration_s}s`;
+  const line = `[${row.task}][${row.arm}][run ${row.run}] resolved=${row.resolved ? "True" : "False"} quality=n/a in=${String(row.input_tokens)} out=${String(row.output_tokens)} cost=${cost} took=${took} error_kind=${row.error_kind ?? "none"} skill_invoked=${String(row.skill_invoked)} wire_requests=${String(row.wire_requests)}`;
+  if (row.error_detail === null || row.error_kind === null) return line;
+  const detail = typeof row.error_detail === "string" ? row.error_detail : JSON.stringify(row.error_detail);
+  return `${line}\n[${row.task}][${row.arm}][run ${row.run}] detail: ${redactText(detail, []).replace(/\n/gu, " \u23ce ").slice(0, 1200)}`;
+}
+
+function isEnvironmentError(error: unknown): boolean {
+  return (
+    isSandboxError(error) || isSanitizerError(error) || isOracleError(error) || isGatewayError(error) || isScriptedModelError(error) || isBenchReportError(error) || isCellPipelineError(error) || isTaskSuiteError(error)
+  );
+}
+
+async function main(): Promise<number> {
+  const cwd = process.cwd();
+  const parsed = parseArgs(process.argv.slice(2), { root: ROOT, cwd, now: new Date() });
+  if (!parsed.ok) {
+    process.stderr.write(`wfbench runner: ${parsed.error.message}\n\n${USAGE}\n`);
+    return EXIT_USAGE;
+  }
+  if (parsed.value.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return EXIT_OK;
+  }
+  const controller = new AbortController();
+  const onSignal = (name: string): void => {
+    process.stderr.write(`wfbench runner: ${name} received, stopping the running cell and writing the report\n`);
+    controller.abort();
+  };
+  process.once("SIGINT", () => onSignal("SIGINT"));
+  process.once("SIGTERM", () => onSignal("SIGTERM"));
+  const home = process.env["HOME"];
+  try {
+    const summary = await runSweep({
+      options: parsed.value,
+      homeDir: home === undefined || home === "" ? homedir() : home,
+      signal: controller.signal,
+      onEvent: (event) => process.stdout.write(`${formatEvent(event, cwd)}\n`),
+    });
+    const show = (path: string): string => relative(cwd, path) || ".";
+    process.stdout.write(
+      [
+        "",
+        `Done in ${(summary.elapsedMs / 1000).toFixed(1)} s: ${summary.rows} row(s), sweep ${summary.status}.`,
+        `  results: ${show(summary.resultsPath)}`,
+        `  report:  ${show(summary.reportPath)}`,
+        `  transcripts, patches, gateway-usage.jsonl: ${show(join(summary.outDir, "."))}/`,
+        "",
+      ].join("\n"),
+    );
+    if (summary.status === "cancelled") return EXIT_CANCELLED;
+    if (summary.unusableArms.length > 0) {
+      process.stderr.write(`wfbench runner: arm(s) ${summary.unusableArms.join(", ")} produced no admissible run (see error_kind in results.jsonl)\n`);
+      return EXIT_OUTAGE;
+    }
+    return EXIT_OK;
+  } catch (error) {
+    if (controller.signal.aborted) {
+      process.stderr.write(`wfbench runner: cancelled (${(error as Error).message})\n`);
+      return EXIT_CANCELLED;
+    }
+    if (isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") {
+      process.stderr.write(`wfbench runner: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    if (isRunnerError(error) || isEnvironmentError(error)) {
+      const code = (error as Error & { code: string }).code;
+      process.stderr.write(`wfbench runner: ${code}: ${redactText((error as Error).message, [])}\n`);
+      return EXIT_OUTAGE;
+    }
+    throw error;
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { checkModelName, parseArgs } from "./parse-args.js";
+
+const CONTEXT = { root: "/repo", cwd: "/repo/sub", now: new Date("2026-01-02T03:04:05.678Z") };
+
+describe("parseArgs", () => {
+  it("defaults to the offline demo suite with every supported arm, 1 repeat, 1 worker, a timestamped out dir", () => {
+    const result = parseArgs([], CONTEXT);
+    expect(result.ok && result.value).toMatchObject({
+      tasks: "/repo/tasks/demo.yaml",
+      script: "/repo/tasks/demo/scripted-model.yaml",
+      oracles: "/repo/oracles",
+      arms: ["workflow", "workflow_direct", "baseline"],
+      repeats: 1,
+      workers: 1,
+      model: "claude-sonnet-4-5",
+      effort: "xhigh",
+      out: "/repo/runs/20260102T030405Z",
+      help: false,
+    });
+  });
+
+  it("reads space- and comma-separated arms, --runs as an alias, and resolves relative paths against cwd", () => {
+    const result = parseArgs(["--arms", "baseline", "workflow_direct", "--runs", "3", "--out=out", "--tasks", "/abs/t.yaml", "--workers", "2"], CONTEXT);
+    expect(result.ok && result.value).toMatchObject({ arms: ["baseline", "workflow_direct"], repeats: 3, out: "/repo/sub/out", tasks: "/abs/t.yaml", workers: 2 });
+    const comma = parseArgs(["--arms=workflow_direct,baseline"], CONTEXT);
+    expect(comma.ok && comma.value.arms).toEqual(["workflow_direct", "baseline"]);
+  });
+
+  it.each([
+    [["--workers", "0"], "--workers", /between 1 and 8/],
+    [["--workers", "9"], "--workers", /between 1 and 8/],
+    [["--repeats", "two"], "--repeats", /whole number/],
+    [["--repeats"], "--repeats", /needs a value/],
+    [["--arms", "review"], "--arms", /not supported by this runner yet/],
+    [["--arms", "bogus"], "--arms", /unknown arm/],
+    [["--arms", "baseline", "baseline"], "--arms", /twice/],
+    [["--model", "claude-latest"], "--model", /pinned, versioned/],
+    [["--model", " "], "--model", /blank/],
+    [["--effort", "huge"], "--effort", /not one of/],
+    [["--timeout", "-1"], "--timeout", /whole number/],
+    [["--frobnicate"], "--frobnicate", /unknown argument/],
+    [["--out", "a", "--out", "b"], "--out", /twice/],
+  ])("refuses %j naming the flag and the fix", (argv, flag, message) => {
+    const result = parseArgs(argv, CONTEXT);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.error.flag).toBe(flag);
+    expect(!result.ok && result.error.message).toMatch(message);
+    expect(!result.ok && result.error.message).toContain(flag.startsWith("--") ? flag.replace(/=.*/u, "") : flag);
+  });
+});
+
+describe("checkModelName", () => {
+  it.each([["provider/latest"], ["provider:Latest"], ["x@auto"], ["auto"]])("refuses the floating id %s", (model) => {
+    expect(checkModelName(model)).not.toBeNull();
+  });
+  it.each([["free-coder"], ["claude-sonnet-4-5"], ["automaton-1"]])("accepts %s", (model) => {
+    expect(checkModelName(model)).toBeNull();
+  });
+});

@@ -1,0 +1,167 @@
+import { isAbsolute, join, resolve } from "node:path";
+import { DEFAULT_ARMS, KNOWN_ARMS, SUPPORTED_ARMS, isSupportedArm, type Arm } from "@wfbench/cell-pipeline";
+
+/** Effort levels the CLI accepts (reference §2.1). */
+export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
+/** Largest `--workers` (reference Appendix A, MAX_WORKERS). */
+export const MAX_WORKERS = 8;
+/** The demo suite's model name; the scripted model answers under it. */
+export const DEMO_MODEL = "claude-sonnet-4-5";
+
+/** Parsed, validated runner options. */
+export interface RunnerOptions {
+  readonly help: boolean;
+  readonly tasks: string;
+  readonly arms: readonly Arm[];
+  readonly repeats: number;
+  readonly out: string;
+  readonly workers: number;
+  readonly model: string;
+  readonly effort: (typeof EFFORTS)[number];
+  readonly timeoutS: number;
+  readonly script: string;
+  readonly oracles: string;
+  readonly includeExpensive: boolean;
+}
+
+/** A refused command line: the flag and how to fix it. */
+export interface UsageError {
+  readonly flag: string;
+  readonly message: string;
+}
+
+/** Result of parsing. */
+export type ParseArgsResult = { readonly ok: true; readonly value: RunnerOptions } | { readonly ok: false; readonly error: UsageError };
+
+/** What the parser needs from the environment (main.ts supplies it). */
+export interface ParseArgsContext {
+  /** The workspace root: defaults are resolved against it. */
+  readonly root: string;
+  /** The working directory: relative flags are resolved against it. */
+  readonly cwd: string;
+  readonly now: Date;
+}
+
+/** The runner's usage text. */
+export const USAGE = `Usage: nx run runner:bench [-- flags]   (or node --conditions=@wfbench/source --import tsx apps/runner/src/main.ts [flags])
+
+With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against the scripted demo model.
+
+  --tasks <file>        task YAML (default: tasks/demo.yaml)
+  --arms <arm...>       arms in order: ${SUPPORTED_ARMS.join(", ")} (default: ${DEFAULT_ARMS.join(" ")})
+  --repeats <n>         repeats per task and arm, 1..100 (default 1; alias --runs)
+  --out <dir>           output directory, must be new or empty (default: runs/<UTC timestamp>)
+  --workers <n>         cells of one task run at once, 1..${MAX_WORKERS} (default 1)
+  --model <name>        a named, versioned model (default: ${DEMO_MODEL}, served by the scripted model)
+  --effort <level>      ${EFFORTS.join(" | ")} (default: xhigh)
+  --timeout <seconds>   per session, verify and oracle (default 5400)
+  --script <file>       scripted-model trajectories (default: tasks/demo/scripted-model.yaml)
+  --oracles <dir>       hidden oracle root (default: oracles/)
+  --include-expensive   include tasks marked expensive: true
+  --help                this text
+
+Exit codes: 0 ok, 1 outage or unusable arm, 2 bad usage or input, 130 cancelled.`;
+
+function timestamp(now: Date): string {
+  return now.toISOString().replace(/[-:]/gu, "").replace(/\.\d+Z$/u, "Z");
+}
+
+function parseInteger(flag: string, raw: string | undefined, min: number, max: number, fix: string): number | UsageError {
+  if (raw === undefined || !/^\d+$/u.test(raw)) return { flag, message: `${flag} needs a whole number, got ${JSON.stringify(raw ?? "")}: ${fix}` };
+  const value = Number(raw);
+  if (value < min || value > max) return { flag, message: `${flag} must be between ${min} and ${max}, got ${value}: ${fix}` };
+  return value;
+}
+
+/** Refuses model ids that float (reference §2.1): blank, or ending in `auto`/`latest` at a word boundary. */
+export function checkModelName(model: string): string | null {
+  if (model.trim() === "") return "--model must not be blank: pass a named, versioned model such as claude-sonnet-4-5";
+  if (/(?:^|[-/@:])(?:auto|latest)$/iu.test(model.trim())) return `--model ${JSON.stringify(model)} floats: pass a pinned, versioned model id (not *-latest or auto)`;
+  return null;
+}
+
+/**
+ * Parses the runner's argv (no environment access; the caller hands in root, cwd and the clock). Every refusal names
+ * the flag and the fix. Trusts nothing in argv.
+ */
+export function parseArgs(argv: readonly string[], context: ParseArgsContext): ParseArgsResult {
+  const values: Record<string, string[]> = {};
+  let help = false;
+  let includeExpensive = false;
+  const takesList = new Set(["--arms"]);
+  const known = new Set(["--tasks", "--arms", "--repeats", "--runs", "--out", "--workers", "--model", "--effort", "--timeout", "--script", "--oracles"]);
+  for (let i = 0; i < argv.length; i += 1) {
+    let arg = argv[i] as string;
+    let inline: string | undefined;
+    const eq = arg.indexOf("=");
+    if (arg.startsWith("--") && eq > 0) {
+      inline = arg.slice(eq + 1);
+      arg = arg.slice(0, eq);
+    }
+    if (arg === "--help" || arg === "-h") {
+      help = true;
+      continue;
+    }
+    if (arg === "--include-expensive") {
+      includeExpensive = true;
+      continue;
+    }
+    if (!known.has(arg)) return { ok: false, error: { flag: arg, message: `unknown argument ${JSON.stringify(arg)}: see --help for the flags` } };
+    const name = arg === "--runs" ? "--repeats" : arg;
+    if (values[name] !== undefined) return { ok: false, error: { flag: name, message: `${name} given twice: pass it once` } };
+    const collected: string[] = [];
+    if (inline !== undefined) collected.push(...(takesList.has(name) ? inline.split(",") : [inline]));
+    else if (takesList.has(name)) {
+      while (i + 1 < argv.length && !(argv[i + 1] as string).startsWith("--")) collected.push(...(argv[++i] as string).split(","));
+    } else if (i + 1 < argv.length) collected.push(argv[++i] as string);
+    const filtered = collected.filter((v) => v !== "");
+    if (filtered.length === 0) return { ok: false, error: { flag: name, message: `${name} needs a value: see --help` } };
+    values[name] = filtered;
+  }
+  const one = (flag: string): string | undefined => values[flag]?.[0];
+  const path = (flag: string, fallback: string): string => {
+    const given = one(flag);
+    return given === undefined ? join(context.root, fallback) : isAbsolute(given) ? given : resolve(context.cwd, given);
+  };
+
+  const arms: Arm[] = [];
+  for (const arm of values["--arms"] ?? DEFAULT_ARMS) {
+    if (!isSupportedArm(arm)) {
+      const knownArm = (KNOWN_ARMS as readonly string[]).includes(arm);
+      return {
+        ok: false,
+        error: { flag: "--arms", message: knownArm ? `--arms: arm ${arm} is not supported by this runner yet: choose from ${SUPPORTED_ARMS.join(", ")}` : `--arms: unknown arm ${JSON.stringify(arm)}: choose from ${SUPPORTED_ARMS.join(", ")}` },
+      };
+    }
+    if (arms.includes(arm)) return { ok: false, error: { flag: "--arms", message: `--arms: arm ${arm} listed twice: list each arm once` } };
+    arms.push(arm);
+  }
+  const repeats = parseInteger("--repeats", one("--repeats") ?? "1", 1, 100, "pass --repeats 1 or more");
+  if (typeof repeats !== "number") return { ok: false, error: repeats };
+  const workers = parseInteger("--workers", one("--workers") ?? "1", 1, MAX_WORKERS, `pass --workers between 1 and ${MAX_WORKERS}`);
+  if (typeof workers !== "number") return { ok: false, error: workers };
+  const timeoutS = parseInteger("--timeout", one("--timeout") ?? "5400", 1, 86_400, "pass --timeout in seconds, e.g. 5400");
+  if (typeof timeoutS !== "number") return { ok: false, error: timeoutS };
+  const model = one("--model") ?? DEMO_MODEL;
+  const modelProblem = checkModelName(model);
+  if (modelProblem !== null) return { ok: false, error: { flag: "--model", message: modelProblem } };
+  const effort = one("--effort") ?? "xhigh";
+  if (!(EFFORTS as readonly string[]).includes(effort)) return { ok: false, error: { flag: "--effort", message: `--effort ${JSON.stringify(effort)} is not one of ${EFFORTS.join(", ")}` } };
+  return {
+    ok: true,
+    value: {
+      help,
+      tasks: path("--tasks", "tasks/demo.yaml"),
+      arms,
+      repeats,
+      out: path("--out", `runs/${timestamp(context.now)}`),
+      workers,
+      model,
+      effort: effort as RunnerOptions["effort"],
+      timeoutS,
+      script: path("--script", "tasks/demo/scripted-model.yaml"),
+      oracles: path("--oracles", "oracles"),
+      includeExpensive,
+    },
+  };
+}

@@ -1,0 +1,192 @@
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { renderReport, openResultsLog, writeFileAtomic, type SweepStatus } from "@wfbench/bench-report";
+import { computeSkillFingerprint, listArmSkills, renderShellPrefix, runCell, type Arm, type ResultRow } from "@wfbench/cell-pipeline";
+import { createHostGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
+import { startGateway } from "@wfbench/litellm-gateway";
+import { captureOracle, type OracleSnapshot } from "@wfbench/oracle-snapshot";
+import { preflight } from "@wfbench/sandbox-bwrap";
+import { loadScript, resolveClaudeCli, startScriptedModel } from "@wfbench/scripted-model";
+import { redactText } from "@wfbench/stream-json-evidence";
+import { createTaskSourceResolver, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
+import { RunnerError } from "./errors.js";
+import type { RunnerOptions } from "./parse-args.js";
+
+/** What the sweep tells its caller as it goes (main.ts prints these). */
+export type SweepEvent =
+  | { readonly kind: "prepared"; readonly outDir: string; readonly cells: number; readonly claudeVersion: string }
+  | { readonly kind: "cell-start"; readonly task: string; readonly arm: Arm; readonly run: number; readonly index: number; readonly total: number; readonly elapsedMs: number }
+  | { readonly kind: "cell-end"; readonly row: ResultRow };
+
+/** How the sweep ended. */
+export interface SweepSummary {
+  readonly outDir: string;
+  readonly resultsPath: string;
+  readonly reportPath: string;
+  readonly rows: number;
+  readonly status: SweepStatus;
+  /** Arms with no admissible row (every attempt an execution or evidence failure). */
+  readonly unusableArms: readonly string[];
+  readonly elapsedMs: number;
+}
+
+/** Inputs of {@link runSweep}: validated options plus what only main.ts may know. */
+export interface RunSweepInput {
+  readonly options: RunnerOptions;
+  readonly homeDir: string | null;
+  readonly signal: AbortSignal;
+  readonly onEvent: (event: SweepEvent) => void;
+}
+
+const UNADMISSIBLE = new Set(["session-error", "infra-error", "cleanup-failure", "cancelled", "evidence-unverified", "review-evidence-invalid"]);
+
+async function prepareOutDir(out: string): Promise<void> {
+  await mkdir(out, { recursive: true });
+  const existing = await readdir(out);
+  if (existing.length > 0) throw new RunnerError("RUNNER_BAD_INPUT", `--out ${out} is not empty (resume is not supported yet): pass a new directory`);
+}
+
+function badInput(message: string): RunnerError {
+  return new RunnerError("RUNNER_BAD_INPUT", message);
+}
+
+/**
+ * One sweep of the offline pipeline: validate everything before any paid work (suite, arms' skills, oracles, sources),
+ * then start the scripted model and the metering gateway, run every (task, arm, repeat) cell through
+ * @wfbench/cell-pipeline, append each row to results.jsonl as it lands, and write report.md atomically at the end (also
+ * after a cancel). Throws RunnerError(RUNNER_BAD_INPUT) for bad input and lets environment errors propagate.
+ */
+export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
+  const { options, signal } = input;
+  const started = Date.now();
+  const suite = await loadTaskSuite(options.tasks, { includeExpensive: options.includeExpensive, homeDir: input.homeDir });
+  if (!suite.ok) throw badInput(suite.error.message);
+  const tasks = suite.value.selected;
+  if (tasks.length === 0) throw badInput(`${options.tasks}: every task is expensive: pass --include-expensive`);
+  for (const task of tasks) {
+    if (task.sandboxCopy.length > 0 || task.sandboxDependencies.length > 0) {
+      throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field sandbox_copy/sandbox_dependencies is not supported by this runner yet: remove it`);
+    }
+  }
+  const script = await loadScript(options.script);
+  if (!script.ok) throw badInput(`--script: ${script.error.message}`);
+  await preflight({});
+  const cli = await resolveClaudeCli();
+  await prepareOutDir(options.out);
+
+  const oracles = new Map<string, OracleSnapshot>();
+  for (const task of tasks) {
+    const captured = await captureOracle(task.oracle, options.oracles);
+    if (!captured.ok) throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field ${captured.error.field}: ${captured.error.message} (oracle root ${options.oracles}; fix the file or pass --oracles)`);
+    oracles.set(task.id, captured.value);
+  }
+
+  const workDir = await mkdtemp(join(tmpdir(), "wfbench-run-"));
+  const git = createHostGitRunner();
+  const templates = createTemplateCache({ runner: git, parentDir: await mkdir(join(workDir, "templates"), { recursive: true }).then(() => join(workDir, "templates")) });
+  let model: Awaited<ReturnType<typeof startScriptedModel>> | null = null;
+  let gateway: Awaited<ReturnType<typeof startGateway>> | null = null;
+  try {
+    const resolver = createTaskSourceResolver({ git, workDir: join(workDir, "sources") });
+    const sources = new Map<string, ResolvedSource>();
+    const prepared = new Map<string, Template>();
+    const skills = [...new Set(options.arms.flatMap((arm) => listArmSkills(arm, suite.value.skills)))];
+    for (const task of tasks) {
+      const source = await resolver.resolve(task);
+      if (!source.ok) throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field ${source.error.field}: ${source.error.message}`);
+      sources.set(task.id, source.value);
+      const template = await templates.acquire({ repo: source.value.repo, sha: source.value.sha, hiddenPaths: [], neutralize: [] });
+      if (!template.ok) throw new RunnerError("RUNNER_TEMPLATE_FAILED", `task ${task.id}: sanitized template failed (${template.error.code}): ${template.error.message}`, { cause: template.error.cause });
+      try {
+        await computeSkillFingerprint(template.value.path, skills);
+      } catch (cause) {
+        throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field repo: the arms ${options.arms.join(", ")} need .claude/skills/{${skills.join(",")}} in the repository (${(cause as Error).message})`);
+      }
+      prepared.set(task.id, template.value);
+    }
+
+    const runtime = join(workDir, "runtime");
+    await mkdir(runtime, { mode: 0o700 });
+    const shellPrefixPath = join(runtime, "shell-prefix");
+    await writeFile(shellPrefixPath, renderShellPrefix(), { mode: 0o500 });
+    await chmod(shellPrefixPath, 0o500);
+    model = await startScriptedModel({ script: script.value, listen: { socketPath: join(workDir, "model.sock") }, requestLogPath: join(options.out, "scripted-model-requests.jsonl") });
+    gateway = await startGateway({
+      listen: { socketPath: join(workDir, "gateway.sock") },
+      // The scripted model ignores the key; a fixed placeholder keeps the "real key never leaves the host" path exercised.
+      upstream: { kind: "scripted", baseUrl: model.baseUrl, socketPath: join(workDir, "model.sock"), apiKey: "wfbench-scripted-upstream-key" },
+      usageLogPath: join(options.out, "gateway-usage.jsonl"),
+    });
+    const cellGateway = { hostSocketPath: join(workDir, "gateway.sock"), mintCellToken: gateway.mintCellToken, revokeCell: gateway.revokeCell, summarizeCell: gateway.summarizeCell, flush: gateway.flush };
+
+    const resultsPath = join(options.out, "results.jsonl");
+    const log = await openResultsLog(resultsPath, { redact: (line) => redactText(line, []) });
+    const cells: { task: Task; arm: Arm; run: number }[] = [];
+    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of options.arms) cells.push({ task, arm, run });
+    input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
+
+    const rows: ResultRow[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (!signal.aborted) {
+        const index = next;
+        next += 1;
+        const cell = cells[index];
+        if (cell === undefined) return;
+        input.onEvent({ kind: "cell-start", task: cell.task.id, arm: cell.arm, run: cell.run, index: index + 1, total: cells.length, elapsedMs: Date.now() - started });
+        const row = await runCell({
+          task: cell.task,
+          arm: cell.arm,
+          run: cell.run,
+          skills: suite.value.skills,
+          source: sources.get(cell.task.id) as ResolvedSource,
+          template: prepared.get(cell.task.id) as Template,
+          oracle: oracles.get(cell.task.id) as OracleSnapshot,
+          model: options.model,
+          effort: options.effort,
+          proposerModel: null,
+          claudePath: cli.path,
+          shellPrefixPath,
+          gateway: cellGateway,
+          upstream: "scripted",
+          workDir,
+          outDir: options.out,
+          timeoutMs: options.timeoutS * 1000,
+          signal,
+        });
+        await log.append(row as unknown as Record<string, unknown>);
+        rows.push(row);
+        input.onEvent({ kind: "cell-end", row });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(options.workers, cells.length) }, () => worker()));
+    await log.close();
+
+    const status: SweepStatus = signal.aborted ? "cancelled" : "complete";
+    const report = renderReport(rows as unknown as Record<string, unknown>[], {
+      benchmarkModel: options.model,
+      proposerModel: null,
+      effort: options.effort,
+      selectedTasks: tasks.map((t) => t.id),
+      skippedExpensiveTasks: suite.value.skippedExpensive,
+      upstream: "scripted",
+      claudeCodeVersion: cli.version,
+      status,
+    });
+    if (!report.ok) throw new RunnerError("RUNNER_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
+    const reportPath = join(options.out, "report.md");
+    await writeFileAtomic(reportPath, report.value);
+    const unusableArms = options.arms.filter((arm) => {
+      const armRows = rows.filter((row) => row.arm === arm);
+      return armRows.length > 0 && armRows.every((row) => row.error_kind !== null && UNADMISSIBLE.has(row.error_kind));
+    });
+    return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, unusableArms, elapsedMs: Date.now() - started };
+  } finally {
+    await gateway?.close();
+    await model?.close();
+    await templates.dispose();
+    git.dispose();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,160 @@
+// The whole offline demo suite through the real runner: real Claude Code CLI, real bwrap, real git, the scripted demo
+// model behind the metering gateway, the hidden oracle. Asserts rows and report.md against the script itself.
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { resolveClaudeCli } from "@wfbench/scripted-model";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const MAIN = join(ROOT, "apps/runner/src/main.ts");
+const required = process.env["CI"] === "true";
+const hasBwrap = existsSync("/usr/bin/bwrap") && spawnSync("/usr/bin/bwrap", ["--version"], { stdio: "ignore" }).status === 0;
+const hasGit = spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
+const cli = await resolveClaudeCli().then(
+  () => null,
+  (error: unknown) => (error as Error).message,
+);
+const runnable = hasBwrap && hasGit && cli === null;
+if (!runnable && !required) process.stderr.write(`demo-suite.int.test.ts skipped (set CI=true to make this a failure): bwrap=${hasBwrap} git=${hasGit} cli=${cli ?? "ok"}\n`);
+
+interface Row {
+  [key: string]: unknown;
+  arm: string;
+  transcript_artifacts: { path: string; sha256: string; bytes: number; source: string }[];
+}
+interface ScriptTurn {
+  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+}
+
+function runMain(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", MAIN, ...args], { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root" }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The script's own totals for a trajectory: what the CLI's result event and the gateway must both report. */
+function scriptTotals(names: string[]): { input: number; output: number; cacheRead: number; cacheCreation: number; requests: number } {
+  const script = parse(readFileSync(join(ROOT, "tasks/demo/scripted-model.yaml"), "utf8")) as { trajectories: { name: string; turns: ScriptTurn[] }[] };
+  const turns = script.trajectories.filter((t) => names.includes(t.name)).flatMap((t) => t.turns);
+  expect(turns.length).toBeGreaterThan(0);
+  return {
+    input: turns.reduce((n, t) => n + t.usage.input_tokens, 0),
+    output: turns.reduce((n, t) => n + t.usage.output_tokens, 0),
+    cacheRead: turns.reduce((n, t) => n + (t.usage.cache_read_input_tokens ?? 0), 0),
+    cacheCreation: turns.reduce((n, t) => n + (t.usage.cache_creation_input_tokens ?? 0), 0),
+    requests: turns.length,
+  };
+}
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("nx run runner:bench (the embedded offline demo suite)", () => {
+  it("refuses a bad flag with exit 2, naming the flag and the fix", async () => {
+    const result = await runMain(["--workers", "0"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--workers must be between 1 and 8");
+  });
+
+  it.skipIf(!runnable && !required)(
+    "runs every arm once through the real CLI, sandbox, gateway and hidden oracle, and reports it",
+    async () => {
+      const out = join(mkdtempSync(join(tmpdir(), "wfbench-demo-")), "out");
+      dirs.push(join(out, ".."));
+      const result = await runMain(["--out", out, "--repeats", "1"]);
+      const context = `exit ${String(result.code)}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+      expect(result.code, context).toBe(0);
+      expect(result.stdout).toContain("report:");
+
+      const rows = readFileSync(join(out, "results.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Row);
+      expect(rows.map((r) => r.arm)).toEqual(["workflow", "workflow_direct", "baseline"]);
+      const byArm = Object.fromEntries(rows.map((r) => [r.arm, r])) as Record<string, Row>;
+
+      // Skill proof from the parent-captured stream: the workflow arms invoked their skills, the baseline did not.
+      expect(byArm["workflow"]?.["skill_invoked"]).toBe(true);
+      expect(byArm["workflow_direct"]?.["skill_invoked"]).toBe(true);
+      expect(byArm["baseline"]?.["skill_invoked"]).toBe(false);
+      expect(byArm["workflow"]?.["plan_produced"]).toBe(true);
+
+      // Verdicts as scripted: every arm passes the visible tests; only the baseline misses the hidden error case.
+      for (const row of rows) {
+        expect(row["ok"], row.arm).toBe(true);
+        expect(row["authored_tests_passed"], row.arm).toBe(true);
+        expect(row["authored_test_output"]).toMatch(/\[verify exited 0\]$/u);
+      }
+      expect(byArm["workflow"]).toMatchObject({ oracle_passed: true, oracle_output: "hidden oracle passed", resolved: true, error_kind: null });
+      expect(byArm["workflow_direct"]).toMatchObject({ oracle_passed: true, resolved: true, error_kind: null });
+      expect(byArm["baseline"]).toMatchObject({ oracle_passed: false, oracle_output: "hidden oracle failed", resolved: false, error_kind: "oracle-failed" });
+
+      // Usage: the CLI's result event and the gateway's wire summary both equal the script's totals.
+      const expected: Record<string, string[]> = {
+        workflow: ["demo-clamp-workflow-plan", "demo-clamp-workflow-work"],
+        workflow_direct: ["demo-clamp-workflow-direct"],
+        baseline: ["demo-clamp-baseline"],
+      };
+      for (const [arm, names] of Object.entries(expected)) {
+        const totals = scriptTotals(names);
+        const row = byArm[arm] as Row;
+        expect(row, arm).toMatchObject({
+          input_tokens: totals.input,
+          output_tokens: totals.output,
+          cache_read_input_tokens: totals.cacheRead,
+          cache_creation_input_tokens: totals.cacheCreation,
+          wire_input_tokens: totals.input,
+          wire_output_tokens: totals.output,
+          wire_cache_read_input_tokens: totals.cacheRead,
+          wire_cache_creation_input_tokens: totals.cacheCreation,
+          wire_requests: totals.requests,
+          wire_failed_requests: 0,
+          wire_usage_complete: true,
+        });
+        expect(typeof row["wire_cost_usd"]).toBe("number");
+        expect(row["session_ids"]).toHaveLength(names.length);
+      }
+
+      // Digests and bindings.
+      const prompt = "Add a `clamp(value, min, max)` export to src/math.js that limits value to the range [min, max]. It must throw a RangeError when min > max.";
+      const sha256 = (bytes: Buffer | string): string => createHash("sha256").update(bytes).digest("hex");
+      for (const row of rows) {
+        expect(row["task_prompt_digest"]).toBe(sha256(prompt));
+        for (const field of ["oracle_digest", "oracle_command_digest", "oracle_manifest_digest"]) expect(row[field], field).toMatch(/^[0-9a-f]{64}$/u);
+        expect(row["task_base_sha"]).toMatch(/^[0-9a-f]{40}$/u);
+        expect(row["sanitized_task_sha"]).toBe(row["variant_head_sha"]);
+        expect(row["sanitized_task_sha"]).not.toBe(row["task_base_sha"]);
+        expect(row.transcript_artifacts.length).toBeGreaterThan(0);
+        for (const artifact of row.transcript_artifacts) {
+          expect(artifact.source).toBe("parent-captured-stream-json");
+          expect(sha256(readFileSync(join(out, artifact.path)))).toBe(artifact.sha256);
+        }
+        expect(row["diff_files"]).toBe(1);
+      }
+      expect(byArm["workflow"]?.["skill_digest"]).toMatch(/^[0-9a-f]{64}$/u);
+      expect(byArm["workflow_direct"]?.["skill_digest"]).toMatch(/^[0-9a-f]{64}$/u);
+      expect(byArm["workflow"]?.["skill_digest"]).not.toBe(byArm["workflow_direct"]?.["skill_digest"]);
+      expect(byArm["baseline"]?.["skill_digest"]).toBeNull();
+      expect(readFileSync(join(out, "demo-clamp-baseline-run0.patch"), "utf8")).toContain("+export function clamp(value, min, max) {");
+
+      const report = readFileSync(join(out, "report.md"), "utf8");
+      expect(report).toContain("# wfbench workflow benchmark");
+      expect(report).toContain("**Scripted demo model.**");
+      expect(report).toMatch(/\| demo-clamp \| trivial \| workflow \| 1\/1 \| 27750 \| 3600 \| 14400 \| 538 \|/u);
+      expect(report).toMatch(/\| demo-clamp \| trivial \| baseline \| 0\/1 \| 9400 \| 1700 \| 5100 \| 168 \| .* \| oracle-failed×1 \|/u);
+      expect(report).toContain("| demo-clamp | trivial | **workflow_direct savings %** |");
+      expect(report).toContain("- Selected tasks (1): demo-clamp");
+    },
+    90_000,
+  );
+});

@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { renderReport, type ReportProvenance } from "./render-report.js";
+
+const PROVENANCE: ReportProvenance = {
+  benchmarkModel: "claude-sonnet-4-5",
+  proposerModel: null,
+  effort: "xhigh",
+  selectedTasks: ["t1"],
+  skippedExpensiveTasks: [],
+  upstream: "scripted",
+  claudeCodeVersion: "2.1.332",
+  status: "complete",
+};
+
+function row(arm: string, run: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    task: "t1",
+    class: "trivial",
+    arm,
+    run,
+    resolved: true,
+    error_kind: null,
+    transcript_missing: false,
+    input_tokens: 1000,
+    cache_creation_input_tokens: 100,
+    cache_read_input_tokens: 500,
+    output_tokens: 50,
+    cost_usd: 0.01,
+    duration_s: 10,
+    num_turns: 4,
+    diff_files: 1,
+    diff_insertions: 5,
+    diff_deletions: 2,
+    wire_requests: 4,
+    wire_input_tokens: 1000,
+    wire_cache_creation_input_tokens: 100,
+    wire_cache_read_input_tokens: 500,
+    wire_output_tokens: 50,
+    wire_cost_usd: 0.012,
+    ...overrides,
+  };
+}
+
+function render(rows: Record<string, unknown>[], provenance: Partial<ReportProvenance> = {}): string {
+  const result = renderReport(rows, { ...PROVENANCE, ...provenance });
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
+}
+
+describe("renderReport", () => {
+  describe("the main table", () => {
+    it("renders medians per task × arm in first-seen order with the reference header", () => {
+      const text = render([row("workflow_direct", 0, { input_tokens: 800, cost_usd: 0.02 }), row("workflow_direct", 1, { input_tokens: 1200, cost_usd: 0.04 }), row("baseline", 0)]);
+      expect(text).toContain("| task | class | arm | resolved | input | cache_create | cache_read | output | cost $ | wall s | turns | churn | errors |");
+      expect(text).toContain("| t1 | trivial | workflow_direct | 2/2 | 1000 | 100 | 500 | 50 | 0.0300 | 10 | 4 | 1/+5/\u22122 |  |");
+      expect(text.indexOf("| workflow_direct |")).toBeLessThan(text.indexOf("| baseline |"));
+    });
+
+    it("counts excluded runs, lists error kinds sorted, and prints n/a for an unmeasured cost", () => {
+      const text = render([
+        row("baseline", 0, { resolved: false, error_kind: "oracle-failed", cost_usd: null }),
+        row("baseline", 1, { resolved: false, error_kind: "infra-error" }),
+        row("baseline", 2, { resolved: false, error_kind: "verify-failed" }),
+      ]);
+      expect(text).toContain("| t1 | trivial | baseline | 0/2 (1 excluded) |");
+      expect(text).toContain("| n/a | 10 | 4 | 1/+5/\u22122 | infra-error\u00d71, oracle-failed\u00d71, verify-failed\u00d71 |");
+      expect(text).toContain("1 run(s) hit session/infra errors or had unverifiable evidence and were excluded");
+    });
+
+    it("adds a savings row per non-baseline arm: positive is cheaper, null is n/a, a zero base is 0.0", () => {
+      const text = render([row("baseline", 0, { cache_creation_input_tokens: 0, cost_usd: null }), row("workflow", 0, { input_tokens: 750, output_tokens: 60 })]);
+      expect(text).toContain("| t1 | trivial | **workflow savings %** | \u2014 | 25.0 | 0.0 | 0.0 | -20.0 | n/a | 0.0 | \u2014 | \u2014 | \u2014 |");
+    });
+
+    it("has no savings rows without a baseline", () => {
+      expect(render([row("workflow", 0)])).not.toContain("savings %");
+    });
+  });
+
+  describe("footers, wire usage and provenance", () => {
+    it("reports missing transcripts and always points at the session ids", () => {
+      const text = render([row("baseline", 0, { transcript_missing: true })]);
+      expect(text).toContain("1 run(s) had no locatable session transcript.");
+      expect(text).toContain("Session ids of every run are in results.jsonl");
+    });
+
+    it("prints the gateway's wire medians, n/a when a row lacks them", () => {
+      const text = render([row("baseline", 0), row("workflow", 0, { wire_cost_usd: null })]);
+      expect(text).toContain("| t1 | baseline | 4 | 1000 | 100 | 500 | 50 | 0.0120 |");
+      expect(text).toContain("| t1 | workflow | 4 | 1000 | 100 | 500 | 50 | n/a |");
+    });
+
+    it("labels the scripted demo model and lists the provenance", () => {
+      const text = render([row("baseline", 0)], { skippedExpensiveTasks: ["big"] });
+      expect(text).toContain("**Scripted demo model.**");
+      expect(text).toContain("- Benchmark model: `claude-sonnet-4-5` (served by the scripted demo model)");
+      expect(text).toContain("- Reasoning effort: `xhigh`");
+      expect(text).toContain("- Selected tasks (1): t1");
+      expect(text).toContain("- Skipped expensive tasks (1): big");
+      expect(render([row("baseline", 0)], { upstream: "anthropic" })).not.toContain("Scripted demo model");
+    });
+
+    it.each([
+      ["aborted", "Sweep aborted: partial evidence; promotion is disabled."],
+      ["cancelled", "Sweep cancelled: partial evidence; promotion is disabled."],
+    ] as const)("says when the sweep was %s", (status, line) => {
+      expect(render([row("baseline", 0)], { status })).toContain(line);
+    });
+  });
+
+  it("refuses a row the aggregation schema refuses, naming its index and field", () => {
+    const result = renderReport([row("baseline", 0), row("baseline", 1, { resolved: "yes" })], PROVENANCE);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.error).toMatchObject({ index: 1, field: "resolved" });
+  });
+});

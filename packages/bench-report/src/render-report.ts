@@ -1,0 +1,147 @@
+import { aggregateByTaskArm, computeMedian, parseResultRows, roundHalfEven, type Aggregate, type RowRefusal } from "@wfbench/promotion-gate";
+
+/** How the sweep ended; anything but `complete` disables promotion and says so in the report. */
+export type SweepStatus = "complete" | "aborted" | "cancelled";
+
+/** Facts for the `## Run provenance` section (reference §4.4 item 6) plus the model upstream. */
+export interface ReportProvenance {
+  readonly benchmarkModel: string;
+  readonly proposerModel: string | null;
+  readonly effort: string;
+  readonly selectedTasks: readonly string[];
+  readonly skippedExpensiveTasks: readonly string[];
+  /** `scripted`, `anthropic`, … */
+  readonly upstream: string;
+  readonly claudeCodeVersion: string | null;
+  readonly status: SweepStatus;
+}
+
+/** Result of rendering. */
+export type RenderReportResult = { readonly ok: true; readonly value: string } | { readonly ok: false; readonly error: RowRefusal };
+
+const MINUS = "\u2212";
+const WIRE_FIELDS = ["wire_requests", "wire_input_tokens", "wire_cache_creation_input_tokens", "wire_cache_read_input_tokens", "wire_output_tokens"] as const;
+
+function fixed0(value: number): string {
+  return roundHalfEven(value, 0).toFixed(0);
+}
+
+function cost(value: number | null | undefined): string {
+  return value === null || value === undefined ? "n/a" : value.toFixed(4);
+}
+
+function savings(base: number | null, arm: number | null): number | null {
+  if (base === null || arm === null) return null;
+  if (base === 0) return 0;
+  return roundHalfEven((100 * (base - arm)) / base, 1);
+}
+
+function pct(value: number | null): string {
+  return value === null ? "n/a" : value.toFixed(1);
+}
+
+function errors(aggregate: Aggregate): string {
+  return Object.keys(aggregate.error_kinds)
+    .sort()
+    .map((kind) => `${kind}\u00d7${aggregate.error_kinds[kind] ?? 0}`)
+    .join(", ");
+}
+
+function mainRow(task: string, arm: string, a: Aggregate): string {
+  const resolved = `${a.resolved}/${a.valid_runs}${a.excluded_runs > 0 ? ` (${a.excluded_runs} excluded)` : ""}`;
+  const churn = `${fixed0(a.diff_files)}/+${fixed0(a.diff_insertions)}/${MINUS}${fixed0(a.diff_deletions)}`;
+  const cells = [task, a.class, arm, resolved, fixed0(a.input_tokens), fixed0(a.cache_creation_input_tokens), fixed0(a.cache_read_input_tokens), fixed0(a.output_tokens), cost(a.cost_usd), fixed0(a.duration_s), fixed0(a.num_turns), churn, errors(a)];
+  return `| ${cells.join(" | ")} |`;
+}
+
+function savingsRow(task: string, arm: string, base: Aggregate, a: Aggregate): string {
+  const metric = (field: "input_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "output_tokens" | "cost_usd" | "duration_s"): string => pct(savings(base[field], a[field]));
+  const cells = [task, a.class, `**${arm} savings %**`, "\u2014", metric("input_tokens"), metric("cache_creation_input_tokens"), metric("cache_read_input_tokens"), metric("output_tokens"), metric("cost_usd"), metric("duration_s"), "\u2014", "\u2014", "\u2014"];
+  return `| ${cells.join(" | ")} |`;
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+/** Medians of the gateway's wire fields over the valid rows of one task × arm; null when any row lacks the field. */
+function wireMedians(rows: readonly Record<string, unknown>[]): { values: (number | null)[]; cost: number | null } {
+  const values = WIRE_FIELDS.map((field) => {
+    const present = rows.map((row) => numberOrNull(row[field]));
+    return present.length === 0 || present.includes(null) ? null : computeMedian(present as number[]);
+  });
+  const costs = rows.map((row) => numberOrNull(row["wire_cost_usd"]));
+  return { values, cost: costs.length === 0 || costs.includes(null) ? null : computeMedian(costs as number[]) };
+}
+
+/**
+ * Renders report.md (reference §4.4 layout) from results rows: main table of per task × arm medians from
+ * @wfbench/promotion-gate's aggregation, savings rows against `baseline`, footers and run provenance, plus a table of
+ * the gateway's per-cell wire usage (every request, subagents and retries included). Pure; refuses a row the
+ * aggregation schema refuses.
+ */
+export function renderReport(rawRows: readonly Record<string, unknown>[], provenance: ReportProvenance): RenderReportResult {
+  const parsed = parseResultRows(rawRows);
+  if (!parsed.ok) return parsed;
+  const results = aggregateByTaskArm(parsed.value);
+  const lines: string[] = ["# wfbench workflow benchmark", ""];
+  if (provenance.upstream === "scripted") {
+    lines.push(
+      "> **Scripted demo model.** Every session below was played by the embedded scripted model (fixed trajectories), not by a language model. The run proves the pipeline (real CLI, sandbox, gateway, evidence, hidden oracle); its numbers say nothing about any skill.",
+      "",
+    );
+  }
+  lines.push(
+    "Medians across runs (runs excluded for session/infra errors or unverifiable evidence do not count). Savings = (baseline \u2212 arm) / baseline, so a positive number means cheaper than baseline. Churn = files/+insertions/\u2212deletions against the task commit, without `docs/plans` and `.claude/skills`.",
+    "",
+    "**WARNING:** the token columns come from the CLI's result event and count the main loop only; cost $ is the only column of the main table that includes subagents. The gateway table below counts every request on the wire.",
+    "",
+    "| task | class | arm | resolved | input | cache_create | cache_read | output | cost $ | wall s | turns | churn | errors |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  );
+  let excluded = 0;
+  let missing = 0;
+  for (const [task, arms] of Object.entries(results)) {
+    const base = arms["baseline"];
+    for (const [arm, aggregate] of Object.entries(arms)) {
+      lines.push(mainRow(task, arm, aggregate));
+      excluded += aggregate.excluded_runs;
+      missing += aggregate.transcripts_missing;
+    }
+    if (base !== undefined) for (const [arm, aggregate] of Object.entries(arms)) if (arm !== "baseline") lines.push(savingsRow(task, arm, base, aggregate));
+  }
+  lines.push("");
+  if (excluded > 0) lines.push(`${excluded} run(s) hit session/infra errors or had unverifiable evidence and were excluded from the medians.`, "");
+  if (missing > 0) lines.push(`${missing} run(s) had no locatable session transcript.`, "");
+  lines.push("Session ids of every run are in results.jsonl (`session_ids`), next to the transcript paths and digests.", "");
+
+  lines.push("## Gateway wire usage", "", "Medians of what the metering gateway saw per cell: every request the cell's token made, priced from the pinned table (n/a = unpriced).", "");
+  lines.push("| task | arm | requests | input | cache_create | cache_read | output | wire $ |", "|---|---|---|---|---|---|---|---|");
+  const rowsByCell = new Map<string, Record<string, unknown>[]>();
+  parsed.value.forEach((row, index) => {
+    const raw = rawRows[index];
+    if (raw === undefined || (row.error_kind != null && ["session-error", "infra-error", "cleanup-failure", "cancelled", "evidence-unverified", "review-evidence-invalid"].includes(row.error_kind))) return;
+    const key = `${row.task}\u0000${row.arm}`;
+    rowsByCell.set(key, [...(rowsByCell.get(key) ?? []), raw]);
+  });
+  for (const [task, arms] of Object.entries(results)) {
+    for (const arm of Object.keys(arms)) {
+      const wire = wireMedians(rowsByCell.get(`${task}\u0000${arm}`) ?? []);
+      lines.push(`| ${[task, arm, ...wire.values.map((v) => (v === null ? "n/a" : fixed0(v))), cost(wire.cost)].join(" | ")} |`);
+    }
+  }
+  lines.push("");
+
+  lines.push("## Run provenance", "");
+  lines.push(`- Benchmark model: \`${provenance.benchmarkModel}\`${provenance.upstream === "scripted" ? " (served by the scripted demo model)" : ""}`);
+  lines.push(`- Proposer model: \`${provenance.proposerModel ?? "none"}\``);
+  lines.push(`- Reasoning effort: \`${provenance.effort}\``);
+  lines.push(`- Model upstream: \`${provenance.upstream}\``);
+  if (provenance.claudeCodeVersion !== null) lines.push(`- Claude Code CLI: \`${provenance.claudeCodeVersion}\``);
+  lines.push(`- Selected tasks (${provenance.selectedTasks.length}): ${provenance.selectedTasks.join(", ")}`);
+  lines.push(`- Skipped expensive tasks (${provenance.skippedExpensiveTasks.length}): ${provenance.skippedExpensiveTasks.length === 0 ? "none" : provenance.skippedExpensiveTasks.join(", ")}`);
+  if (provenance.status === "aborted") lines.push("", "Sweep aborted: partial evidence; promotion is disabled.");
+  if (provenance.status === "cancelled") lines.push("", "Sweep cancelled: partial evidence; promotion is disabled.");
+  lines.push("");
+  return { ok: true, value: lines.join("\n") };
+}

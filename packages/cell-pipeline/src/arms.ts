@@ -1,0 +1,88 @@
+import type { SuiteSkills } from "@wfbench/task-suite";
+
+/** The arms this pipeline can run (reference Appendix B); the others are refused by the caller. */
+export const SUPPORTED_ARMS = ["workflow", "workflow_direct", "baseline"] as const;
+/** A supported arm. */
+export type Arm = (typeof SUPPORTED_ARMS)[number];
+/** The default arm order of the original runner. */
+export const DEFAULT_ARMS: readonly Arm[] = ["workflow", "workflow_direct", "baseline"];
+/** Every arm the original runner knows, so a request for one of them can be told "not yet" instead of "unknown". */
+export const KNOWN_ARMS = [
+  "workflow",
+  "candidate_workflow",
+  "workflow_direct",
+  "candidate_workflow_direct",
+  "candidate_review",
+  "ce_workflow",
+  "ce_workflow_direct",
+  "review",
+  "ce_review",
+  "baseline",
+  "baseline_nomcp",
+] as const;
+
+/** Where plan documents live (reference §6.6). */
+export const PLAN_DIR = "docs/plans";
+
+/** Appended to every work prompt (reference §3.6, HEADLESS_VERIFY, paraphrased). */
+export const HEADLESS_VERIFY =
+  "Verification counts only if you observe it in this session: run the typecheck and the tests in the foreground until they finish. Never background them or wait for a scheduled wake-up.";
+
+/** One headless session of an arm. */
+export interface SessionSpec {
+  readonly phase: "plan" | "work";
+  readonly prompt: string;
+  /** The skill the session must invoke; null for baselines. */
+  readonly expectedSkill: string | null;
+  /** Whether the Skill tool is removed from the session. */
+  readonly disallowSkill: boolean;
+}
+
+/** True when `value` names a supported arm. */
+export function isSupportedArm(value: string): value is Arm {
+  return (SUPPORTED_ARMS as readonly string[]).includes(value);
+}
+
+/** The evaluated skills of an arm (Appendix B `EVALUATED_ARM_SKILLS`); empty for baselines. */
+export function listArmSkills(arm: Arm, skills: SuiteSkills): readonly string[] {
+  if (arm === "workflow") return [skills.plan, skills.work];
+  if (arm === "workflow_direct") return [skills.work];
+  return [];
+}
+
+/**
+ * The sessions of an arm with their prompts (reference §3.6 structure, own wording). The workflow work prompt needs
+ * the plan path, known only after the plan session; pass it once found. Trusts the task text as the same for every arm.
+ */
+export function buildArmSessions(arm: Arm, task: string, skills: SuiteSkills, planPath?: string): readonly SessionSpec[] {
+  if (arm === "baseline") {
+    return [
+      {
+        phase: "work",
+        prompt: `${task}\n\nImplement the change in this repository and verify it by running the relevant tests. Work autonomously: nobody will answer questions.`,
+        expectedSkill: null,
+        disallowSkill: true,
+      },
+    ];
+  }
+  const direct: SessionSpec = {
+    phase: "work",
+    prompt: `Use the ${skills.work} skill for: ${task}\n\nThe user declines a separate planning pass: execute in direct mode.\n\n${HEADLESS_VERIFY}`,
+    expectedSkill: skills.work,
+    disallowSkill: false,
+  };
+  if (arm === "workflow_direct") return [direct];
+  const plan: SessionSpec = {
+    phase: "plan",
+    prompt: `Use the ${skills.plan} skill for: ${task}\n\nHeadless run: nobody will answer questions, and the plan document under ${PLAN_DIR}/ is the deliverable.`,
+    expectedSkill: skills.plan,
+    disallowSkill: false,
+  };
+  const work: SessionSpec = {
+    phase: "work",
+    prompt: `Use the ${skills.work} skill to execute the plan at ${planPath ?? `${PLAN_DIR}/<plan>`}. Report the Definition of Done status at the end.\n\n${HEADLESS_VERIFY}`,
+    expectedSkill: skills.work,
+    disallowSkill: false,
+  };
+  return [plan, work];
+}

@@ -1,0 +1,17 @@
+export { CellPipelineError, isCellPipelineError } from "./errors.js";
+export type { CellPipelineErrorCode } from "./errors.js";
+export { DEFAULT_ARMS, HEADLESS_VERIFY, KNOWN_ARMS, PLAN_DIR, SUPPORTED_ARMS, buildArmSessions, isSupportedArm, listArmSkills } from "./arms.js";
+export type { Arm, SessionSpec } from "./arms.js";
+export { SANDBOX_CLAUDE, SANDBOX_PATH, SANDBOX_SHELL_PREFIX, buildSandboxEnv, renderShellPrefix } from "./build-sandbox-env.js";
+export { AGENT_TOOLS, buildClaudeArgv, buildClaudeSettings } from "./build-claude-argv.js";
+export type { ClaudeArgvInput } from "./build-claude-argv.js";
+export { MAX_SKILL_FINGERPRINT_BYTES, computeSkillFingerprint } from "./compute-skill-fingerprint.js";
+export { MAX_PATCH_BYTES, diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, parseShortstat } from "./inspect-workspace.js";
+export type { Churn } from "./inspect-workspace.js";
+export { runSession } from "./run-session.js";
+export type { SessionContext, SessionRecord } from "./run-session.js";
+export { summarizeSessions } from "./summarize-sessions.js";
+export type { SessionSums } from "./summarize-sessions.js";
+export { runCell } from "./run-cell.js";
+export type { CellGateway, RunCellInput } from "./run-cell.js";
+export type { ResultRow } from "./result-row.js";

@@ -1,0 +1,79 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
+import { diffPlanDocuments, listPlanDocuments, parseShortstat } from "./inspect-workspace.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cell-pipeline-"));
+  dirs.push(dir);
+  return dir;
+}
+
+describe("parseShortstat", () => {
+  it.each([
+    [" 3 files changed, 10 insertions(+), 2 deletions(-)\n", { files: 3, insertions: 10, deletions: 2 }],
+    [" 1 file changed, 1 insertion(+)\n", { files: 1, insertions: 1, deletions: 0 }],
+    [" 1 file changed, 4 deletions(-)\n", { files: 1, insertions: 0, deletions: 4 }],
+    ["", { files: 0, insertions: 0, deletions: 0 }],
+  ])("parses %j", (text, churn) => {
+    expect(parseShortstat(text)).toEqual(churn);
+  });
+});
+
+describe("listPlanDocuments / diffPlanDocuments", () => {
+  it("finds new and changed .md/.html plans, ignores other files and flags links", async () => {
+    const ws = tempDir();
+    mkdirSync(join(ws, "docs/plans"), { recursive: true });
+    writeFileSync(join(ws, "docs/plans/old.md"), "old");
+    const before = await listPlanDocuments(ws);
+    writeFileSync(join(ws, "docs/plans/new.md"), "new");
+    writeFileSync(join(ws, "docs/plans/notes.txt"), "ignored");
+    const after = await listPlanDocuments(ws);
+    expect(diffPlanDocuments(before.docs, after.docs)).toEqual(["docs/plans/new.md"]);
+    writeFileSync(join(ws, "docs/plans/old.md"), "changed");
+    symlinkSync("/etc/passwd", join(ws, "docs/plans/link.md"));
+    const last = await listPlanDocuments(ws);
+    expect(diffPlanDocuments(after.docs, last.docs)).toEqual(["docs/plans/old.md"]);
+    expect(last.unsafe).toEqual(["docs/plans/link.md"]);
+  });
+
+  it("returns nothing when there is no plan directory", async () => {
+    expect((await listPlanDocuments(tempDir())).docs.size).toBe(0);
+  });
+});
+
+describe("computeSkillFingerprint", () => {
+  function skillTree(): string {
+    const ws = tempDir();
+    mkdirSync(join(ws, ".claude/skills/work/refs"), { recursive: true });
+    mkdirSync(join(ws, ".claude/skills/plan"), { recursive: true });
+    writeFileSync(join(ws, ".claude/skills/work/SKILL.md"), "work");
+    writeFileSync(join(ws, ".claude/skills/work/refs/a.md"), "a");
+    writeFileSync(join(ws, ".claude/skills/plan/SKILL.md"), "plan");
+    return ws;
+  }
+
+  it("is null without skills, stable, and changes with any byte or path", async () => {
+    const ws = skillTree();
+    expect(await computeSkillFingerprint(ws, [])).toBeNull();
+    const first = await computeSkillFingerprint(ws, ["work"]);
+    expect(first).toMatch(/^[0-9a-f]{64}$/u);
+    expect(await computeSkillFingerprint(ws, ["work"])).toBe(first);
+    expect(await computeSkillFingerprint(ws, ["plan", "work"])).not.toBe(first);
+    writeFileSync(join(ws, ".claude/skills/work/refs/a.md"), "b");
+    expect(await computeSkillFingerprint(ws, ["work"])).not.toBe(first);
+  });
+
+  it("throws CELL_PIPELINE_SKILL_INVALID for a missing skill or a symlink inside one", async () => {
+    const ws = skillTree();
+    await expect(computeSkillFingerprint(ws, ["missing"])).rejects.toMatchObject({ code: "CELL_PIPELINE_SKILL_INVALID" });
+    symlinkSync("/etc/passwd", join(ws, ".claude/skills/work/leak.md"));
+    await expect(computeSkillFingerprint(ws, ["work"])).rejects.toMatchObject({ code: "CELL_PIPELINE_SKILL_INVALID" });
+  });
+});

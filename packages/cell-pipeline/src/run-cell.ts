@@ -1,0 +1,323 @@
+import { mkdir, mkdtemp, open, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { isSanitizerError, materializeCell, removeTree, type Template } from "@wfbench/clone-sanitizer";
+import type { CellUsageSummary } from "@wfbench/litellm-gateway";
+import { ORACLE_OUTPUT, createBwrapOracleRunner, isOracleError, runHiddenOracle, type OracleSnapshot } from "@wfbench/oracle-snapshot";
+import { isSandboxError, runSandboxed } from "@wfbench/sandbox-bwrap";
+import { isEvidenceError, redactText } from "@wfbench/stream-json-evidence";
+import { digestTaskPrompt, type ResolvedSource, type SuiteSkills, type Task } from "@wfbench/task-suite";
+import { buildArmSessions, listArmSkills, type Arm } from "./arms.js";
+import { buildSandboxEnv } from "./build-sandbox-env.js";
+import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
+import { isCellPipelineError } from "./errors.js";
+import { diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, type Churn } from "./inspect-workspace.js";
+import type { ResultRow } from "./result-row.js";
+import { runSession, type SessionRecord } from "./run-session.js";
+import { summarizeSessions } from "./summarize-sessions.js";
+
+/** The gateway as a cell sees it: one minted token per cell, revoked when the model is done, then summarised. */
+export interface CellGateway {
+  readonly hostSocketPath: string;
+  mintCellToken(cellId: string): string;
+  revokeCell(cellId: string): number;
+  summarizeCell(cellId: string): CellUsageSummary;
+  flush(): Promise<void>;
+}
+
+/** Everything one (task, arm, repeat) needs; all of it is the harness's own, already validated data. */
+export interface RunCellInput {
+  readonly task: Task;
+  readonly arm: Arm;
+  /** 0-based repeat. */
+  readonly run: number;
+  readonly skills: SuiteSkills;
+  readonly source: ResolvedSource;
+  readonly template: Template;
+  readonly oracle: OracleSnapshot;
+  readonly model: string;
+  readonly effort: string;
+  readonly proposerModel: string | null;
+  /** Host path of the verified Claude Code binary, mounted read-only at /opt/claude/claude. */
+  readonly claudePath: string;
+  /** Host path of the shell-prefix wrapper (see renderShellPrefix), mounted read-only. */
+  readonly shellPrefixPath: string;
+  readonly gateway: CellGateway;
+  /** Label recorded in the row: `scripted`, `anthropic`, … */
+  readonly upstream: string;
+  /** Private scratch directory for cell copies (removed per cell). */
+  readonly workDir: string;
+  /** The sweep's output directory (transcripts, patches). */
+  readonly outDir: string;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  readonly now?: () => Date;
+}
+
+const VERIFY_TAIL_CHARS = 4000;
+const MAX_DETAIL_CHARS = 2000;
+
+function isInfraError(error: unknown): boolean {
+  if (isSandboxError(error) || isSanitizerError(error) || isOracleError(error) || isEvidenceError(error) || isCellPipelineError(error)) return true;
+  // OSError in the original: a Node system error carries a string errno code.
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string" && typeof (error as NodeJS.ErrnoException).syscall === "string";
+}
+
+function describeError(error: unknown): string {
+  const e = error as Error & { code?: unknown };
+  return `${e.name}${typeof e.code === "string" ? `(${e.code})` : ""}: ${e.message}`.slice(0, MAX_DETAIL_CHARS);
+}
+
+async function privateDir(path: string): Promise<string> {
+  await mkdir(path, { mode: 0o700 });
+  return path;
+}
+
+async function runVerify(workspace: string, command: string, timeoutMs: number, signal?: AbortSignal): Promise<{ passed: boolean; output: string }> {
+  const result = await runSandboxed(
+    { workspace: { hostPath: workspace, mode: "ro" }, env: buildSandboxEnv(), network: { mode: "none" } },
+    ["/bin/sh", "-c", command],
+    { timeoutMs, maxStdoutBytes: 1024 * 1024, ...(signal === undefined ? {} : { signal }) },
+  );
+  const state = result.state === "exited" ? `[verify exited ${String(result.exitCode)}]` : `[verify ${result.state}]`;
+  const text = `${result.stdout.toString("utf8")}${result.stderrTail}`;
+  return { passed: result.ok, output: `${text.slice(-VERIFY_TAIL_CHARS)}\n${state}` };
+}
+
+async function writePatch(outDir: string, name: string, patch: Buffer): Promise<string> {
+  const handle = await open(join(outDir, name), "wx", 0o600);
+  try {
+    await handle.writeFile(patch);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return name;
+}
+
+/**
+ * Runs one cell end to end: private sanitized copy → sessions in the sandbox (real CLI, gateway socket only, minted
+ * token revoked afterwards) → evidence → verify (read-only, no network) → hidden oracle staged after the model exited →
+ * churn and patch → one row. Trusts its inputs; environment failures of the sandbox, sanitizer, oracle or evidence
+ * layers become an `infra-error` row, any other exception (a harness bug) propagates.
+ */
+export async function runCell(input: RunCellInput): Promise<ResultRow> {
+  const now = input.now ?? ((): Date => new Date());
+  const { task, arm, run } = input;
+  const cellId = `${task.id}/${arm}/run${run}`;
+  const label = `${task.id}-${arm}-run${run}`;
+  const token = input.gateway.mintCellToken(cellId);
+  const secrets = [token];
+  const evaluatedSkills = listArmSkills(arm, input.skills);
+  const oracleBinding = input.oracle.binding;
+  const base: Omit<ResultRow, "recorded_at"> = {
+    input_tokens: null,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: null,
+    output_tokens: null,
+    cost_usd: null,
+    duration_s: null,
+    num_turns: null,
+    ok: false,
+    session_ids: [],
+    error_kind: null,
+    error_detail: null,
+    skill_invoked: null,
+    transcript_missing: false,
+    transcript_artifacts: [],
+    evidence_diagnostics: [],
+    gitnexus_tool_uses: 0,
+    tool_use_counts: {},
+    wire_requests: null,
+    wire_failed_requests: null,
+    wire_input_tokens: null,
+    wire_output_tokens: null,
+    wire_cache_read_input_tokens: null,
+    wire_cache_creation_input_tokens: null,
+    wire_cost_usd: null,
+    wire_usage_complete: null,
+    wire_price_tables: [],
+    upstream: input.upstream,
+    arm,
+    plan_produced: false,
+    authored_tests_passed: false,
+    authored_test_output: "",
+    verify_output: "",
+    oracle_passed: false,
+    oracle_output: "",
+    resolved: false,
+    oracle_digest: oracleBinding.oracle_digest,
+    oracle_command_digest: oracleBinding.oracle_command_digest,
+    oracle_manifest_digest: oracleBinding.oracle_manifest_digest,
+    diff_files: null,
+    diff_insertions: null,
+    diff_deletions: null,
+    patch_artifact: null,
+    model: input.model,
+    benchmark_model: input.model,
+    proposer_model: input.proposerModel,
+    effort: input.effort,
+    task_ref: task.ref,
+    task_base_sha: input.source.sha,
+    sanitized_task_sha: input.template.sanitizedSha,
+    variant_head_sha: null,
+    task_prompt_digest: digestTaskPrompt(task.prompt),
+    skill_digest: null,
+    candidate_overlay_digest: null,
+    runtime_digest: null,
+    task: task.id,
+    class: task.class,
+    run,
+    sandbox_backend: "bwrap",
+    task_asset_snapshot_digest: null,
+    task_asset_manifest_digest: null,
+    sandbox_dependency_content_digest: null,
+    sandbox_dependency_manifest_digest: null,
+    sanitized_graph_snapshot_digest: null,
+    sanitized_graph_manifest_digest: null,
+  };
+  const row: Omit<ResultRow, "recorded_at"> = { ...base };
+  let cellRoot: string | null = null;
+  let revoked = false;
+  const revoke = async (): Promise<void> => {
+    if (revoked) return;
+    revoked = true;
+    input.gateway.revokeCell(cellId);
+    await input.gateway.flush();
+    const wire = input.gateway.summarizeCell(cellId);
+    Object.assign(row, {
+      wire_requests: wire.requests,
+      wire_failed_requests: wire.failedRequests,
+      wire_input_tokens: wire.inputTokens,
+      wire_output_tokens: wire.outputTokens,
+      wire_cache_read_input_tokens: wire.cacheReadInputTokens,
+      wire_cache_creation_input_tokens: wire.cacheCreationInputTokens,
+      wire_cost_usd: wire.costUsd,
+      wire_usage_complete: wire.complete,
+      wire_price_tables: [...wire.priceTables],
+    });
+  };
+  try {
+    cellRoot = await mkdtemp(join(input.workDir, "cell-"));
+    const home = await privateDir(join(cellRoot, "home"));
+    await mkdir(join(home, ".claude"), { mode: 0o700 });
+    const tmp = await privateDir(join(cellRoot, "tmp"));
+    const privateRoot = await privateDir(join(cellRoot, "private"));
+    const clone = await materializeCell(input.template, { parentDir: cellRoot, ...(input.signal === undefined ? {} : { signal: input.signal }) });
+    const workspace = clone.path;
+    if (task.setup !== null) {
+      const setup = await runSandboxed(
+        { workspace: { hostPath: workspace, mode: "rw" }, env: buildSandboxEnv(), network: { mode: "none" } },
+        ["/bin/sh", "-lc", task.setup],
+        { timeoutMs: 600_000, ...(input.signal === undefined ? {} : { signal: input.signal }) },
+      );
+      if (!setup.ok) {
+        Object.assign(row, { error_kind: "infra-error", error_detail: `setup ${setup.state} (exit ${String(setup.exitCode)}): ${redactText(setup.stderrTail.slice(-1500), secrets)}` });
+        await revoke();
+        return { ...row, recorded_at: now().toISOString() };
+      }
+    }
+    row.variant_head_sha = (await readFile(join(workspace, ".git", "HEAD"), "utf8")).trim();
+    const baseSha = row.variant_head_sha;
+    row.skill_digest = await computeSkillFingerprint(workspace, evaluatedSkills);
+    const diffBefore = await digestWorkspaceDiff(workspace, baseSha, input.signal);
+
+    const sessions: SessionRecord[] = [];
+    const context = {
+      workspace,
+      homeHostPath: home,
+      tmpHostPath: tmp,
+      readOnlySkillRoots: evaluatedSkills.map((skill) => `.claude/skills/${skill}`),
+      claudePath: input.claudePath,
+      shellPrefixPath: input.shellPrefixPath,
+      gatewaySocketPath: input.gateway.hostSocketPath,
+      token,
+      model: input.model,
+      effort: input.effort,
+      timeoutMs: input.timeoutMs,
+      outDir: input.outDir,
+      transcriptPrefix: label,
+      contaminationSkill: input.skills.work,
+      secrets,
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
+    };
+    let planProduced = true;
+    let planFailure: string | null = null;
+    const specs = buildArmSessions(arm, task.prompt, input.skills);
+    if (arm === "workflow") {
+      const [planSpec] = specs;
+      if (planSpec === undefined) throw new TypeError("workflow arm without a plan session");
+      const before = await listPlanDocuments(workspace);
+      const plan = await runSession(planSpec, context);
+      sessions.push(plan);
+      const after = await listPlanDocuments(workspace);
+      const created = diffPlanDocuments(before.docs, after.docs);
+      planProduced = created.length === 1 && after.unsafe.length === 0;
+      if (!planProduced) planFailure = after.unsafe.length > 0 ? `plan directory holds links or special files: ${after.unsafe.join(", ")}` : `expected exactly one plan document under docs/plans, found ${created.length}`;
+      if (plan.ok && planProduced) {
+        const work = buildArmSessions(arm, task.prompt, input.skills, created[0])[1];
+        if (work === undefined) throw new TypeError("workflow arm without a work session");
+        sessions.push(await runSession(work, context));
+      }
+    } else {
+      for (const spec of specs) sessions.push(await runSession(spec, context));
+    }
+    await revoke();
+
+    const summary = summarizeSessions(sessions);
+    Object.assign(row, summary, { plan_produced: planProduced });
+    if (sessions.some((s) => s.cancelled)) {
+      Object.assign(row, { ok: false, error_kind: "cancelled" });
+      return { ...row, recorded_at: now().toISOString() };
+    }
+    if (summary.ok && planFailure !== null) Object.assign(row, { ok: false, error_kind: "plan-evidence-invalid", error_detail: planFailure });
+    const skillsAfter = await computeSkillFingerprint(workspace, evaluatedSkills).catch(() => "unreadable");
+    if (row.error_kind === null && skillsAfter !== row.skill_digest) {
+      Object.assign(row, { error_kind: "implementation-evidence-invalid", error_detail: "the evaluated skill files changed during the session" });
+    }
+
+    const verify = await runVerify(workspace, task.verify, input.timeoutMs, input.signal);
+    const verifyOutput = redactText(verify.output, secrets);
+    Object.assign(row, { authored_tests_passed: verify.passed, authored_test_output: verifyOutput, verify_output: verifyOutput });
+    const verdict = await runHiddenOracle(input.oracle, {
+      workspaceDir: workspace,
+      privateRoot,
+      runner: createBwrapOracleRunner({ env: buildSandboxEnv() }),
+      timeoutMs: input.timeoutMs,
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
+    });
+    Object.assign(row, { oracle_passed: verdict.passed, oracle_output: verdict.output });
+
+    const measured = await measureWorkspace(workspace, baseSha, input.signal);
+    const churn: Churn = measured.churn;
+    Object.assign(row, { diff_files: churn.files, diff_insertions: churn.insertions, diff_deletions: churn.deletions });
+    row.patch_artifact = await writePatch(input.outDir, `${label}.patch`, measured.patch);
+    const diffAfter = await digestWorkspaceDiff(workspace, baseSha, input.signal);
+
+    row.resolved = row.ok && row.error_kind === null && verify.passed && verdict.passed;
+    if (row.error_kind === null && !verify.passed) row.error_kind = "verify-failed";
+    else if (row.error_kind === null && !verdict.passed) row.error_kind = "oracle-failed";
+    if (row.resolved && diffAfter === diffBefore) Object.assign(row, { resolved: false, error_kind: "no-work-produced" });
+  } catch (error) {
+    if (!isInfraError(error)) throw error;
+    await revoke().catch(() => undefined);
+    const cancelled = input.signal?.aborted === true;
+    Object.assign(row, {
+      ok: false,
+      resolved: false,
+      error_kind: cancelled ? "cancelled" : "infra-error",
+      error_detail: redactText(describeError(error), secrets),
+      oracle_output: row.oracle_output === "" && isOracleError(error) ? ORACLE_OUTPUT.unavailable : row.oracle_output,
+    });
+  } finally {
+    if (!revoked) await revoke().catch(() => undefined);
+    if (cellRoot !== null) {
+      try {
+        await removeTree(cellRoot);
+      } catch (cleanup) {
+        const primary = `${row.error_kind ?? "none"}: ${typeof row.error_detail === "string" ? row.error_detail : JSON.stringify(row.error_detail)}`;
+        Object.assign(row, { ok: false, resolved: false, error_kind: "cleanup-failure", error_detail: `primary=${primary}; cleanup: ${describeError(cleanup)}`.slice(0, MAX_DETAIL_CHARS) });
+      }
+    }
+  }
+  return { ...row, recorded_at: now().toISOString() };
+}

@@ -1,0 +1,139 @@
+import { relative } from "node:path";
+import { SANDBOX_GATEWAY_SOCKET, runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
+import {
+  classifyOutcome,
+  decideSessionEvidence,
+  isEvidenceError,
+  parseEvidenceBytes,
+  proveSkillUse,
+  redactTranscript,
+  summarizeUsage,
+  writeTranscriptArtifact,
+  type SessionErrorDetail,
+  type TokenUsage,
+  type TranscriptArtifactRecord,
+} from "@wfbench/stream-json-evidence";
+import { buildCliGatewayEnv } from "@wfbench/litellm-gateway";
+import type { SessionSpec } from "./arms.js";
+import { buildClaudeArgv } from "./build-claude-argv.js";
+import { SANDBOX_CLAUDE, SANDBOX_SHELL_PREFIX, buildSandboxEnv } from "./build-sandbox-env.js";
+
+/** Everything one session needs from the cell. */
+export interface SessionContext {
+  readonly workspace: string;
+  readonly homeHostPath: string;
+  readonly tmpHostPath: string;
+  readonly readOnlySkillRoots: readonly string[];
+  readonly claudePath: string;
+  readonly shellPrefixPath: string;
+  readonly gatewaySocketPath: string;
+  readonly token: string;
+  readonly model: string;
+  readonly effort: string;
+  readonly timeoutMs: number;
+  readonly outDir: string;
+  readonly transcriptPrefix: string;
+  /** The work skill, proven absent on a baseline (a contamination check, never an error by itself). */
+  readonly contaminationSkill: string | null;
+  readonly secrets: readonly string[];
+  readonly signal?: AbortSignal;
+}
+
+/** What one session contributes to its row (reference §4.2, `sum_sessions` inputs). */
+export interface SessionRecord {
+  readonly phase: SessionSpec["phase"];
+  readonly ok: boolean;
+  readonly errorKind: string | null;
+  readonly errorDetail: SessionErrorDetail | string | null;
+  readonly skillInvoked: boolean | null;
+  readonly transcriptMissing: boolean;
+  readonly diagnostics: readonly string[];
+  readonly sessionId: string | null;
+  readonly usage: TokenUsage | null;
+  readonly costUsd: number | null;
+  readonly durationS: number | null;
+  readonly numTurns: number | null;
+  readonly toolUseCounts: Readonly<Record<string, number>>;
+  readonly gitnexusToolUses: number;
+  readonly artifact: TranscriptArtifactRecord | null;
+  readonly cancelled: boolean;
+}
+
+/**
+ * Runs one headless Claude Code session in the sandbox (workspace rw, skill roots ro, private home/tmp, no network but
+ * the gateway socket, the cell's minted token) and turns the parent-captured stdout into evidence. Trusts nothing the
+ * session writes to disk; only its stdout is evidence. Sandbox and evidence-library errors propagate to the cell.
+ */
+export async function runSession(spec: SessionSpec, context: SessionContext): Promise<SessionRecord> {
+  const mounts: Mount[] = [
+    { source: context.claudePath, target: SANDBOX_CLAUDE, mode: "ro" },
+    { source: context.shellPrefixPath, target: SANDBOX_SHELL_PREFIX, mode: "ro" },
+  ];
+  const env = {
+    ...buildSandboxEnv(),
+    ...buildCliGatewayEnv({ model: context.model, token: context.token, socketPath: SANDBOX_GATEWAY_SOCKET }),
+    CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: "1",
+    CLAUDE_CODE_DISABLE_AUTO_MEMORY: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+  };
+  const result = await runSandboxed(
+    {
+      workspace: { hostPath: context.workspace, mode: "rw", readOnlySubpaths: [...context.readOnlySkillRoots] },
+      homeHostPath: context.homeHostPath,
+      tmpHostPath: context.tmpHostPath,
+      mounts,
+      env,
+      network: { mode: "gateway-socket", hostSocketPath: context.gatewaySocketPath },
+    },
+    buildClaudeArgv({ model: context.model, effort: context.effort, disallowSkill: spec.disallowSkill }),
+    { timeoutMs: context.timeoutMs, stdin: spec.prompt, maxStdoutBytes: 8 * 1024 * 1024, ...(context.signal === undefined ? {} : { signal: context.signal }) },
+  );
+  const parse = parseEvidenceBytes(result.stdout, { captureTruncated: result.stdoutOverflow });
+  const detail = result.setupError ?? (result.state === "exited" ? null : result.stderrTail.slice(-2000));
+  const outcome = classifyOutcome(parse, { exitCode: result.exitCode, state: result.state, detail });
+  const proof = parse.ok && spec.expectedSkill !== null ? proveSkillUse(parse.value, spec.expectedSkill) : null;
+  const contamination = parse.ok && spec.expectedSkill === null && context.contaminationSkill !== null ? proveSkillUse(parse.value, context.contaminationSkill) : null;
+  const usage = parse.ok ? summarizeUsage(parse.value, { wallTimeMs: result.durationMs }) : null;
+
+  const extra: string[] = [];
+  let artifact: TranscriptArtifactRecord | null = null;
+  const events = parse.ok ? parse.value : parse.partialEvents;
+  if (events !== null) {
+    const redacted = redactTranscript(events, { secrets: [...context.secrets] });
+    if (!redacted.ok) extra.push(`transcript not persisted: ${redacted.error.code}`);
+    else if (outcome.sessionId === null) extra.push("transcript not persisted: the stream carries no valid session id");
+    else {
+      try {
+        const written = await writeTranscriptArtifact(`${context.outDir}/transcripts`, { prefix: context.transcriptPrefix, sessionId: outcome.sessionId }, redacted.value);
+        artifact = { ...written, path: relative(context.outDir, written.path) };
+      } catch (error) {
+        if (!isEvidenceError(error)) throw error;
+        extra.push(`transcript not persisted: ${error.code}`);
+      }
+    }
+  } else {
+    extra.push("transcript not persisted: the stream did not parse");
+  }
+  if (contamination?.skillInvoked === true) extra.push(`baseline session invoked the evaluated skill ${contamination.expectedSkill}`);
+  const verdict = decideSessionEvidence({ outcome, proof, transcriptPersisted: artifact !== null, extraDiagnostics: extra });
+  const counts = proof ?? contamination;
+  return {
+    phase: spec.phase,
+    ok: verdict.ok,
+    errorKind: verdict.errorKind,
+    errorDetail: verdict.errorKind === "session-error" || verdict.errorKind === "cancelled" ? outcome.detail : verdict.errorKind === null ? null : verdict.diagnostics.join("; ") || verdict.errorKind,
+    skillInvoked: spec.expectedSkill === null ? (contamination?.skillInvoked ?? null) : verdict.skillInvoked,
+    transcriptMissing: verdict.transcriptMissing,
+    diagnostics: verdict.diagnostics,
+    sessionId: outcome.sessionId,
+    usage: usage?.usage ?? null,
+    costUsd: usage?.costUsd ?? null,
+    durationS: usage?.durationSeconds ?? result.durationMs / 1000,
+    numTurns: usage?.numTurns ?? null,
+    toolUseCounts: counts?.toolUseCounts ?? {},
+    gitnexusToolUses: counts?.gitnexusToolUses ?? 0,
+    artifact,
+    cancelled: result.state === "cancelled",
+  };
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { parseTaskSuite } from "./load-task-suite.js";
+
+const ORACLE = { command: 'node --test "$WFBENCH_ORACLE_ROOT/x.oracle.test.mjs"', files: [{ source: "demo/x.oracle.test.mjs", target: "x.oracle.test.mjs" }] };
+const TASK = { id: "add-clamp", class: "trivial", repo: "demo/repos/mathlib", prompt: "Add clamp.", verify: "node --test test/", oracle: ORACLE };
+
+function parse(tasks: unknown[], extra: Record<string, unknown> = {}, options = {}) {
+  return parseTaskSuite(stringify({ tasks, ...extra }), "/suite/demo.yaml", "/suite", options);
+}
+
+describe("parseTaskSuite", () => {
+  describe("a valid suite", () => {
+    it("resolves repo against the file's directory and fills the defaults", () => {
+      const result = parse([TASK]);
+      expect(result.ok).toBe(true);
+      if (!result.ok) return;
+      const task = result.value.tasks[0];
+      expect(task?.repo).toBe("/suite/demo/repos/mathlib");
+      expect(task?.ref).toBe("HEAD");
+      expect(task?.expensive).toBe(false);
+      expect(task?.setup).toBeNull();
+      expect(task?.oracle.files[0]?.target).toBe("x.oracle.test.mjs");
+      expect(result.value.skills).toEqual({ plan: "gitnexus-plan", work: "gitnexus-work" });
+    });
+
+    it("takes the suite's skill names and leaves expensive tasks out unless asked", () => {
+      const tasks = [TASK, { ...TASK, id: "big", expensive: true }];
+      const result = parse(tasks, { skills: { plan: "demo-plan", work: "demo-work" } });
+      expect(result.ok && result.value.selected.map((t) => t.id)).toEqual(["add-clamp"]);
+      expect(result.ok && result.value.skippedExpensive).toEqual(["big"]);
+      expect(result.ok && result.value.skills.work).toBe("demo-work");
+      const all = parse(tasks, {}, { includeExpensive: true });
+      expect(all.ok && all.value.selected.map((t) => t.id)).toEqual(["add-clamp", "big"]);
+    });
+
+    it("expands ~ only with a known home directory", () => {
+      const withHome = parse([{ ...TASK, repo: "~/src/x" }], {}, { homeDir: "/home/u" });
+      expect(withHome.ok && withHome.value.tasks[0]?.repo).toBe("/home/u/src/x");
+      const without = parse([{ ...TASK, repo: "~/src/x" }]);
+      expect(without.ok).toBe(false);
+      expect(!without.ok && without.error.field).toBe("repo");
+    });
+  });
+
+  describe("refusals name the task, the field and the fix", () => {
+    it.each([
+      ["a blank verify", { ...TASK, verify: "  " }, "add-clamp", "verify", /blank/],
+      ["a missing prompt", { ...TASK, prompt: undefined }, "add-clamp", "prompt", /string/],
+      ["a string expensive", { ...TASK, expensive: "true" }, "add-clamp", "expensive", /true or false/],
+      ["a numeric expensive", { ...TASK, expensive: 1 }, "add-clamp", "expensive", /true or false/],
+      ["a bad id", { ...TASK, id: "-bad id" }, "-bad id", "id", /must match/],
+      ["an unknown key", { ...TASK, timeout: 5 }, "add-clamp", "timeout", /unknown key/],
+      ["a missing oracle", { ...TASK, oracle: undefined }, "add-clamp", "oracle", /required/],
+      ["an oracle with an extra key", { ...TASK, oracle: { ...ORACLE, labels: 1 } }, "add-clamp", "oracle", /./],
+      ["an oracle target escaping", { ...TASK, oracle: { ...ORACLE, files: [{ source: "a", target: "../x" }] } }, "add-clamp", "oracle.files[0].target", /./],
+      ["an absolute sandbox_copy", { ...TASK, sandbox_copy: ["/etc/passwd"] }, "add-clamp", "sandbox_copy[0]", /relative/],
+      ["overlapping sandbox_copy", { ...TASK, sandbox_copy: ["a", "a/b"] }, "add-clamp", "sandbox_copy[1]", /overlaps/],
+      ["a harness sandbox_copy", { ...TASK, sandbox_copy: ["eval/workflow_bench/oracles/x"] }, "add-clamp", "sandbox_copy[0]", /harness/],
+      ["a dependency with an extra key", { ...TASK, sandbox_dependencies: [{ source: "a", target: "a", mode: 1 }] }, "add-clamp", "sandbox_dependencies[0].mode", /unknown key/],
+      ["overlapping dependency targets", { ...TASK, sandbox_dependencies: [{ source: "a", target: "n" }, { source: "b", target: "n/m" }] }, "add-clamp", "sandbox_dependencies[1].target", /overlaps/],
+    ])("refuses %s", (_name, entry, task, field, message) => {
+      const result = parse([entry]);
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.error.task).toBe(task);
+      expect(result.error.field.startsWith(field)).toBe(true);
+      expect(result.error.message).toMatch(message);
+      expect(result.error.message).toContain(`task ${JSON.stringify(task)}`);
+      expect(result.error.message).toContain(`field ${result.error.field}`);
+      expect(result.error.fix.length).toBeGreaterThan(10);
+      expect(result.error.message).toContain(`Fix: ${result.error.fix}`);
+    });
+
+    it("refuses a duplicate id, naming the earlier entry", () => {
+      const result = parse([TASK, { ...TASK }]);
+      expect(!result.ok && result.error).toMatchObject({ task: "add-clamp", field: "id" });
+      expect(!result.ok && result.error.message).toContain("duplicate of tasks[0]");
+    });
+
+    it("labels a task without a usable id by its position", () => {
+      const result = parse([TASK, { ...TASK, id: undefined }]);
+      expect(!result.ok && result.error).toMatchObject({ task: "tasks[1]", field: "id" });
+    });
+
+    it.each([
+      ["a list at the top", "- 1\n", "tasks"],
+      ["an empty task list", "tasks: []\n", "tasks"],
+      ["an unknown top-level key", "tasks: [1]\nextra: 1\n", "extra"],
+      ["invalid YAML", "tasks: [\n", "tasks"],
+      ["a duplicate YAML key", "tasks: []\ntasks: []\n", "tasks"],
+      ["bad skill names", "tasks: [1]\nskills: {plan: '../x', work: w}\n", "skills.plan"],
+    ])("refuses %s at the top level", (_name, text, field) => {
+      const result = parseTaskSuite(text, "/suite/demo.yaml", "/suite");
+      expect(!result.ok && result.error.task).toBeNull();
+      expect(!result.ok && result.error.field).toBe(field);
+      expect(!result.ok && result.error.message).toContain("Fix: ");
+    });
+  });
+});

@@ -1,0 +1,218 @@
+import { readFile } from "node:fs/promises";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { validateOracleDeclaration, type OracleDeclaration } from "@wfbench/oracle-snapshot";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { SuiteFileSchema, TaskEntrySchema, type SuiteSkills } from "./schema.js";
+
+/** The skills a suite evaluates when it names none: the original harness's plan and work skills. */
+export const DEFAULT_SUITE_SKILLS: SuiteSkills = { plan: "gitnexus-plan", work: "gitnexus-work" };
+
+/** One validated task; `repo` is absolute, optional fields carry their defaults. */
+export interface Task {
+  readonly id: string;
+  readonly class: string;
+  readonly repo: string;
+  readonly prompt: string;
+  readonly verify: string;
+  readonly ref: string;
+  readonly setup: string | null;
+  readonly expensive: boolean;
+  readonly sandboxCopy: readonly string[];
+  readonly sandboxDependencies: readonly { readonly source: string; readonly target: string }[];
+  readonly oracle: OracleDeclaration;
+}
+
+/** A validated suite: every task, the ones selected for this run, and the expensive ones left out. */
+export interface TaskSuite {
+  readonly file: string;
+  readonly skills: SuiteSkills;
+  readonly tasks: readonly Task[];
+  readonly selected: readonly Task[];
+  readonly skippedExpensive: readonly string[];
+}
+
+/** Why a suite file was refused: the task (id, or its list position when the id itself is bad), the field and the fix. */
+export interface TaskSuiteRefusal {
+  readonly file: string;
+  readonly task: string | null;
+  readonly field: string;
+  readonly message: string;
+  readonly fix: string;
+  /** How many problems were found in all; `message` describes the first. */
+  readonly problems: number;
+}
+
+/** Result of loading a suite. */
+export type TaskSuiteResult = { readonly ok: true; readonly value: TaskSuite } | { readonly ok: false; readonly error: TaskSuiteRefusal };
+
+/** Options of {@link loadTaskSuite} / {@link parseTaskSuite}. */
+export interface LoadTaskSuiteOptions {
+  /** Include tasks marked `expensive: true` (default false). */
+  readonly includeExpensive?: boolean;
+  /** Expands a leading `~/` in `repo`; null refuses such paths (packages never read the environment). */
+  readonly homeDir?: string | null;
+}
+
+const FIXES: Readonly<Record<string, string>> = {
+  id: "use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit, unique in the file",
+  class: "set a nonblank class such as `trivial` or `investigation-bug`",
+  repo: "point repo at a git repository or a plain source directory (relative paths are resolved against the task file)",
+  prompt: "write the task text every arm receives",
+  verify: "give the model-visible test command, run with /bin/sh -c in the read-only workspace",
+  ref: "name a commit, branch or tag, or drop the key to use HEAD",
+  setup: "give a shell command or drop the key",
+  expensive: "write `expensive: true` or `expensive: false` (a YAML boolean) or drop the key",
+  sandbox_copy: "list repo-relative paths that do not overlap and are not under .gitnexus or eval/workflow_bench",
+  sandbox_dependencies: "list mappings with exactly `source` and `target`, repo-relative, non-overlapping targets",
+  oracle: "declare `oracle: {command: <hidden test command>, files: [{source: <path under oracles/>, target: <staged name>}]}`",
+  tasks: "make the top level a mapping with a `tasks:` list of task mappings",
+  skills: "write `skills: {plan: <skill dir>, work: <skill dir>}` or drop the key",
+};
+const HIDDEN_ASSET_ROOTS = [".gitnexus", "eval/workflow_bench"];
+const ALLOWED_HARNESS_ASSETS = "eval/workflow_bench/review_cases/";
+
+function fixFor(field: string): string {
+  const head = field.replace(/[.[].*$/u, "");
+  return FIXES[head] ?? "see reference §3.1 for the task file format";
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) out += typeof part === "number" ? `[${part}]` : out === "" ? String(part) : `.${String(part)}`;
+  return out;
+}
+
+function firstIssue(error: z.ZodError): { field: string; message: string } {
+  const issue = error.issues[0];
+  if (issue === undefined) return { field: "(unknown)", message: "invalid" };
+  if (issue.code === "unrecognized_keys") {
+    const prefix = formatPath(issue.path);
+    const key = issue.keys[0] ?? "";
+    return { field: prefix === "" ? key : `${prefix}.${key}`, message: `unknown key ${JSON.stringify(key)}` };
+  }
+  // zod words a missing key as a type error; say what the author has to do.
+  if (issue.code === "invalid_type" && issue.message.endsWith("received undefined")) return { field: formatPath(issue.path), message: "is required" };
+  return { field: formatPath(issue.path), message: issue.message };
+}
+
+function overlaps(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
+function isHiddenAsset(path: string): boolean {
+  return HIDDEN_ASSET_ROOTS.some((root) => overlaps(path, root)) && !path.startsWith(ALLOWED_HARNESS_ASSETS);
+}
+
+function checkAssetPaths(paths: readonly string[], field: string): { field: string; message: string } | null {
+  for (let i = 0; i < paths.length; i += 1) {
+    const path = paths[i] as string;
+    if (isHiddenAsset(path)) return { field: `${field}[${i}]`, message: `${JSON.stringify(path)} is a harness or graph path a task may not copy` };
+    for (let j = 0; j < i; j += 1) {
+      if (overlaps(path, paths[j] as string)) return { field: `${field}[${i}]`, message: `overlaps ${field}[${j}]` };
+    }
+  }
+  return null;
+}
+
+function resolveRepo(repo: string, baseDir: string, homeDir: string | null): string | null {
+  if (repo === "~" || repo.startsWith("~/")) return homeDir === null ? null : resolve(homeDir, `.${repo.slice(1)}`);
+  return isAbsolute(repo) ? resolve(repo) : resolve(baseDir, repo);
+}
+
+/**
+ * Validates suite YAML text (reference §3.1): a `tasks` list of strict task mappings, unique ids, boolean `expensive`,
+ * safe asset paths and an oracle accepted by @wfbench/oracle-snapshot. Trusts nothing in the text; refuses with the
+ * task, the field and the fix. `baseDir` resolves relative `repo` paths. Never touches the disk.
+ */
+export function parseTaskSuite(text: string, file: string, baseDir: string, options: LoadTaskSuiteOptions = {}): TaskSuiteResult {
+  const refuse = (task: string | null, field: string, message: string, problems = 1): TaskSuiteResult => ({
+    ok: false,
+    error: { file, task, field, message: `${file}: ${task === null ? "" : `task ${JSON.stringify(task)}, `}field ${field}: ${message}. Fix: ${fixFor(field)}`, fix: fixFor(field), problems },
+  });
+  let raw: unknown;
+  try {
+    raw = parseYaml(text, { uniqueKeys: true, maxAliasCount: 100 });
+  } catch (cause) {
+    return refuse(null, "tasks", `not valid YAML (${(cause as Error).message.split("\n")[0] ?? "parse error"})`);
+  }
+  const top = SuiteFileSchema.safeParse(raw);
+  if (!top.success) {
+    const issue = firstIssue(top.error);
+    return refuse(null, issue.field === "" ? "tasks" : issue.field, issue.field === "" ? "the top level must be a mapping" : issue.message, top.error.issues.length);
+  }
+  const tasks: Task[] = [];
+  const seen = new Map<string, number>();
+  for (let index = 0; index < top.data.tasks.length; index += 1) {
+    const entryRaw = top.data.tasks[index];
+    const rawId = typeof entryRaw === "object" && entryRaw !== null ? (entryRaw as Record<string, unknown>)["id"] : undefined;
+    const label = typeof rawId === "string" && rawId.trim() !== "" ? rawId : `tasks[${index}]`;
+    const entry = TaskEntrySchema.safeParse(entryRaw);
+    if (!entry.success) {
+      const issue = firstIssue(entry.error);
+      return refuse(label, issue.field === "" ? `tasks[${index}]` : issue.field, issue.field === "" ? "must be a mapping" : issue.message, entry.error.issues.length);
+    }
+    const value = entry.data;
+    const earlier = seen.get(value.id);
+    if (earlier !== undefined) return refuse(value.id, "id", `duplicate of tasks[${earlier}]`);
+    seen.set(value.id, index);
+    if (!("oracle" in (entryRaw as object))) return refuse(value.id, "oracle", "is required");
+    const copyProblem = checkAssetPaths(value.sandbox_copy ?? [], "sandbox_copy");
+    if (copyProblem !== null) return refuse(value.id, copyProblem.field, copyProblem.message);
+    const dependencies = value.sandbox_dependencies ?? [];
+    const sourceProblem = checkAssetPaths(dependencies.map((d) => d.source), "sandbox_dependencies.source");
+    if (sourceProblem !== null) return refuse(value.id, sourceProblem.field.replace(/^sandbox_dependencies\.source\[(\d+)\]$/u, "sandbox_dependencies[$1].source"), sourceProblem.message);
+    const targetProblem = checkAssetPaths(dependencies.map((d) => d.target), "sandbox_dependencies.target");
+    if (targetProblem !== null) return refuse(value.id, targetProblem.field.replace(/^sandbox_dependencies\.target\[(\d+)\]$/u, "sandbox_dependencies[$1].target"), targetProblem.message);
+    const oracle = validateOracleDeclaration(value.id, value.oracle, "implementation");
+    if (!oracle.ok) {
+      const first = oracle.error.issues[0];
+      return refuse(value.id, first?.field ?? "oracle", first?.message ?? oracle.error.message, oracle.error.issues.length);
+    }
+    const repo = resolveRepo(value.repo, baseDir, options.homeDir ?? null);
+    if (repo === null) return refuse(value.id, "repo", "starts with ~ but no home directory is known");
+    tasks.push({
+      id: value.id,
+      class: value.class,
+      repo,
+      prompt: value.prompt,
+      verify: value.verify,
+      ref: value.ref ?? "HEAD",
+      setup: value.setup ?? null,
+      expensive: value.expensive ?? false,
+      sandboxCopy: value.sandbox_copy ?? [],
+      sandboxDependencies: dependencies,
+      oracle: oracle.value,
+    });
+  }
+  const includeExpensive = options.includeExpensive ?? false;
+  const selected = tasks.filter((task) => includeExpensive || !task.expensive);
+  return {
+    ok: true,
+    value: {
+      file,
+      skills: top.data.skills ?? DEFAULT_SUITE_SKILLS,
+      tasks,
+      selected,
+      skippedExpensive: tasks.filter((task) => !selected.includes(task)).map((task) => task.id),
+    },
+  };
+}
+
+/**
+ * Reads and validates a suite file; relative `repo` paths resolve against the file's directory. An unreadable file is
+ * a refusal naming the path (bad input, not an outage).
+ */
+export async function loadTaskSuite(path: string, options: LoadTaskSuiteOptions = {}): Promise<TaskSuiteResult> {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (cause) {
+    return {
+      ok: false,
+      error: { file, task: null, field: "tasks", message: `${file}: cannot read the task file (${(cause as NodeJS.ErrnoException).code ?? "error"}). Fix: pass --tasks <path to a task YAML file>`, fix: "pass --tasks <path to a task YAML file>", problems: 1 },
+    };
+  }
+  return parseTaskSuite(text, file, dirname(file), options);
+}

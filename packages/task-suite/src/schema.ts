@@ -1,0 +1,54 @@
+import { z } from "zod";
+
+/** Task ids: what reference §3.1 allows, so ids are safe in file names and transcript prefixes. */
+export const TASK_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** Skill names (a directory under `.claude/skills/`). */
+export const SKILL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+// Python's str.strip() whitespace, so "blank" means what the original harness meant.
+const isBlank = (value: string): boolean => value.replace(/^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/gu, "") === "";
+
+const nonblank = z.string({ error: "must be a string" }).refine((value) => !isBlank(value), "must not be blank");
+
+/** A repo-relative path as `sandbox_copy` / `sandbox_dependencies` declare it. */
+export const RepoRelativePathSchema = nonblank
+  .refine((value) => !value.startsWith("/") && !value.startsWith("~"), "must be relative to the repository")
+  .refine((value) => !value.includes("\0") && !value.includes("\\"), "must not contain NUL or backslashes")
+  .refine((value) => value.split("/").every((part) => part !== "" && part !== "." && part !== ".."), "must not contain '', '.' or '..' parts");
+
+/** One `sandbox_dependencies` entry: exactly `source` and `target`. */
+export const SandboxDependencySchema = z.strictObject({ source: RepoRelativePathSchema, target: RepoRelativePathSchema });
+
+/**
+ * One task entry of a suite file (reference §3.1) before the oracle is checked by @wfbench/oracle-snapshot.
+ * Unknown keys are refused so a typo never silently drops a setting.
+ */
+export const TaskEntrySchema = z.strictObject({
+  id: z.string({ error: "must be a string" }).regex(TASK_ID_PATTERN, "must match [A-Za-z0-9][A-Za-z0-9._-]{0,127}"),
+  class: nonblank,
+  repo: nonblank,
+  prompt: nonblank,
+  verify: nonblank,
+  ref: nonblank.optional(),
+  setup: nonblank.optional(),
+  expensive: z.boolean({ error: "must be true or false (a YAML boolean, not a string or number)" }).optional(),
+  sandbox_copy: z.array(RepoRelativePathSchema, { error: "must be a list of repo-relative paths" }).optional(),
+  sandbox_dependencies: z.array(SandboxDependencySchema, { error: "must be a list of {source, target} mappings" }).optional(),
+  oracle: z.unknown(),
+});
+/** A task entry as written in the file (oracle still raw). */
+export type TaskEntry = z.infer<typeof TaskEntrySchema>;
+
+/** Names of the plan and work skills the workflow arms must invoke. */
+export const SuiteSkillsSchema = z.strictObject({
+  plan: z.string().regex(SKILL_NAME_PATTERN, "must be a skill directory name"),
+  work: z.string().regex(SKILL_NAME_PATTERN, "must be a skill directory name"),
+});
+/** The evaluated skills of a suite. */
+export type SuiteSkills = z.infer<typeof SuiteSkillsSchema>;
+
+/** The top level of a suite file: a mapping with a `tasks` list and optionally the evaluated skill names. */
+export const SuiteFileSchema = z.strictObject({
+  tasks: z.array(z.unknown(), { error: "must be a list of task mappings" }).min(1, "must list at least one task"),
+  skills: SuiteSkillsSchema.optional(),
+});
