@@ -60,6 +60,25 @@ describe("zod schemas", () => {
     expect(ReviewLabelsFileSchema.safeParse({ schema_version: 1, findings: [{ id: "x" }] }).success).toBe(false);
   });
 
+  it("refuse every field value the parser refuses: Python-blank text and escaping paths", () => {
+    const withField = (key: string, value: unknown) => ({ ...sample, findings: [{ ...sample.findings[0], [key]: value }] });
+    const refused: [string, unknown][] = [
+      ["id", "\u001c"],
+      ["evidence", "\u0085 \u001f"],
+      ["path", "../etc/passwd"],
+      ["path", "/workspace/src/a.ts"],
+      ["path", "src/../.."],
+      ["path", "..\\x.ts"],
+    ];
+    for (const [key, value] of refused) {
+      const input = withField(key, value);
+      expect([key, value, parseReviewOutput(new TextEncoder().encode(JSON.stringify(input))).ok]).toEqual([key, value, false]);
+      expect([key, value, ReviewOutputFileSchema.safeParse(input).success]).toEqual([key, value, false]);
+    }
+    const label = { id: "l", severity: "high", path: "../x.ts", line_start: 1, line_end: 1, category: "c" };
+    expect(ReviewLabelsFileSchema.safeParse({ schema_version: 1, findings: [label] }).success).toBe(false);
+  });
+
   it("describe the parser's output, including the coherence rules", () => {
     const parsed = parseReviewOutput(new TextEncoder().encode(JSON.stringify(sample)));
     expect(parsed.ok && ReviewOutputSchema.safeParse(parsed.value).success).toBe(true);

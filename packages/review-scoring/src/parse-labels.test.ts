@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MAX_LABELS_BYTES, parseLabels, REVIEW_LABELS_RULES, type ReviewLabelsIssueCode } from "./index.js";
 
@@ -21,6 +22,24 @@ describe("parseLabels", () => {
   it("case-folds severity and category and normalises the path", () => {
     const result = parseLabels(bytesOf(file([label({ severity: "Critical", category: " Security ", path: "gitnexus\\src/./x.ts" })])));
     expect(result).toMatchObject({ ok: true, value: { findings: [{ severity: "critical", category: "security", path: "gitnexus/src/x.ts" }] } });
+  });
+
+  it("applies the category byte limit before case folding and keeps a normalised path's inner edge spaces", () => {
+    // U+0390 folds to 3 code points: a 128-byte category becomes 384 bytes; "x/../ y.ts" normalises to " y.ts".
+    const result = parseLabels(bytesOf(file([label({ category: "\u0390".repeat(64), path: "x/../ y.ts" })])));
+    expect(result).toMatchObject({ ok: true, value: { findings: [{ category: "\u03b9\u0308\u0301".repeat(64), path: " y.ts" }] } });
+  });
+
+  it("returns a result and never throws, whatever the field values", () => {
+    const piece = fc.constantFrom("a", "..", ".", " ", "\\", "/", "\u0390", "ß", "İ", "\u00a0", "\u0085", "x y");
+    const text = fc.oneof(fc.string({ unit: "binary", maxLength: 12 }), fc.array(piece, { maxLength: 8 }).map((p) => p.join("")));
+    fc.assert(
+      fc.property(fc.array(fc.record({ path: text, category: text, id: text }), { maxLength: 3 }), (rows) => {
+        const result = parseLabels(bytesOf(file(rows.map((row) => label(row)))));
+        expect(typeof result.ok).toBe("boolean");
+      }),
+      { numRuns: 400 },
+    );
   });
 
   const cases: [string, Uint8Array, ReviewLabelsIssueCode, RegExp][] = [

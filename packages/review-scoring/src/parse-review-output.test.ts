@@ -1,5 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_FINDINGS, MAX_REVIEW_BYTES, parseReviewOutput, REVIEW_OUTPUT_RULES, type ReviewOutputIssueCode } from "./index.js";
+import {
+  FIELD_BYTE_LIMITS,
+  MAX_FINDINGS,
+  MAX_REVIEW_BYTES,
+  parseReviewOutput,
+  REVIEW_OUTPUT_RULES,
+  type ReviewOutputIssueCode,
+} from "./index.js";
 
 const encoder = new TextEncoder();
 const bytesOf = (value: unknown): Uint8Array => encoder.encode(typeof value === "string" ? value : JSON.stringify(value));
@@ -55,6 +63,65 @@ describe("parseReviewOutput", () => {
       const text = JSON.stringify(review());
       const padded = text + " ".repeat(MAX_REVIEW_BYTES - text.length);
       expect(parseReviewOutput(bytesOf(padded)).ok).toBe(true);
+    });
+    it("accepts every text field at exactly its byte limit, measured after stripping", () => {
+      // Two-byte characters make byte and character counts differ; the padding must not count (§3.4 "stripped").
+      const atLimit = (limit: number, char: string) => ` \t${char.repeat(limit / new TextEncoder().encode(char).length)}\n `;
+      const fields = {
+        id: atLimit(FIELD_BYTE_LIMITS.id, "é"),
+        path: atLimit(FIELD_BYTE_LIMITS.path, "a"),
+        category: atLimit(FIELD_BYTE_LIMITS.category, "c"),
+        scenario: atLimit(FIELD_BYTE_LIMITS.scenario, "é"),
+        evidence: atLimit(FIELD_BYTE_LIMITS.evidence, "e"),
+        recommendation: atLimit(FIELD_BYTE_LIMITS.recommendation, "é"),
+      };
+      const result = parseReviewOutput(bytesOf(review({}, [finding(fields)])));
+      expect(result).toMatchObject({ ok: true });
+      if (!result.ok) return;
+      const [parsed] = result.value.findings;
+      for (const [key, raw] of Object.entries(fields)) {
+        expect(new TextEncoder().encode(String(parsed?.[key as keyof typeof fields])).length).toBe(
+          FIELD_BYTE_LIMITS[key as keyof typeof FIELD_BYTE_LIMITS],
+        );
+        expect(raw.length).toBeGreaterThan(4);
+      }
+    });
+
+    it("applies the category byte limit before case folding, so a folded category may grow past it", () => {
+      // U+0390 is 2 bytes and folds to 3 code points (6 bytes): 128 bytes in, 384 bytes out.
+      const result = parseReviewOutput(bytesOf(review({}, [finding({ category: "\u0390".repeat(64) })])));
+      expect(result).toMatchObject({ ok: true, value: { findings: [{ category: "\u03b9\u0308\u0301".repeat(64) }] } });
+    });
+
+    it("keeps a path whose normalised form keeps inner spaces at its ends, as posixpath.normpath does", () => {
+      const result = parseReviewOutput(bytesOf(review({}, [finding({ path: "x/../ b.ts" }), finding({ id: "f2", path: "b.ts /." })])));
+      expect(result).toMatchObject({ ok: true, value: { findings: [{ path: " b.ts" }, { path: "b.ts " }] } });
+    });
+
+    it("returns a result and never throws, whatever the field values", () => {
+      const piece = fc.constantFrom("a", "..", ".", " ", "\\", "/", "\u0390", "ß", "İ", "\u00a0", "\u0085", "x y", "\u{1f600}");
+      const text = fc.oneof(fc.string({ unit: "binary", maxLength: 12 }), fc.array(piece, { maxLength: 8 }).map((p) => p.join("")));
+      const value = fc.oneof(text, fc.integer({ min: -2, max: 5 }), fc.boolean(), fc.constant(null));
+      const row = fc.record({
+        id: value, severity: fc.oneof(value, fc.constantFrom("HIGH", " low ", "Critical")), path: value, line: value,
+        end_line: value, category: value, scenario: value, evidence: value, recommendation: value, blocking: value,
+      });
+      fc.assert(
+        fc.property(fc.constantFrom("approve", "comment", "request_changes", "COMMENT"), fc.array(row, { maxLength: 3 }), (verdict, rows) => {
+          const result = parseReviewOutput(bytesOf({ schema_version: 1, verdict, findings: rows }));
+          expect(typeof result.ok).toBe("boolean");
+        }),
+        { numRuns: 400 },
+      );
+      // The same property on the fields that are valid apart from the free-text ones, so many cases are accepted.
+      fc.assert(
+        fc.property(fc.array(fc.record({ path: text, category: text, scenario: text }), { minLength: 1, maxLength: 3 }), (rows) => {
+          const findings = rows.map((r, i) => finding({ id: `f${i}`, ...r }));
+          const result = parseReviewOutput(bytesOf(review({}, findings)));
+          expect(typeof result.ok).toBe("boolean");
+        }),
+        { numRuns: 400 },
+      );
     });
   });
 

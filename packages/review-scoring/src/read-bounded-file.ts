@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from "node:fs";
 
 /** Why a file could not be read as a bounded regular file. */
 export type ReadFileIssue =
@@ -48,6 +48,17 @@ export function readBoundedRegularFile(
   path: string,
   maxBytes: number,
 ): { ok: true; bytes: Uint8Array } | { ok: false; error: ReadFileIssue } {
+  // Classify by lstat before opening: a socket cannot be opened at all (ENXIO) and a device should not be,
+  // so only a regular file is ever opened. The fstat below still guards against a swap after this check.
+  let before: Stats;
+  try {
+    before = lstatSync(path);
+  } catch (error) {
+    if (errnoCode(error) === "ENOENT") return { ok: false, error: { kind: "missing" } };
+    return { ok: false, error: { kind: "unreadable", reason: systemReason(error) } };
+  }
+  if (before.isSymbolicLink()) return { ok: false, error: { kind: "symlink" } };
+  if (!before.isFile()) return { ok: false, error: { kind: "not-regular", fileType: describeFileType(before.mode) } };
   // libuv adds O_CLOEXEC itself, so the descriptor never leaks into a child.
   let fd: number;
   try {

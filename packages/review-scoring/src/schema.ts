@@ -27,8 +27,17 @@ function wireText(field: keyof typeof FIELD_BYTE_LIMITS, description: string) {
     .min(1)
     .max(limit)
     .regex(/\S/)
+    // JavaScript's \S and Python's strip() disagree (e.g. U+001C), so blankness is also checked the parser's way.
+    .refine((value) => stripPython(value).length > 0, "must not be blank")
     .refine((value) => utf8ByteLength(stripPython(value)) <= limit, `at most ${limit} UTF-8 bytes`)
     .describe(`${description} Nonblank; at most ${limit} UTF-8 bytes after stripping surrounding whitespace.`);
+}
+
+function wirePath(description: string) {
+  return wireText("path", description).refine(
+    (value) => normalizeRepoPath(stripPython(value)).ok,
+    "must be repository-relative (no leading '/', not '.', no '..' escape)",
+  );
 }
 
 const wireLine = (description: string) => z.int().min(1).describe(description);
@@ -38,7 +47,7 @@ export const ReviewOutputFindingFileSchema = z
   .strictObject({
     id: wireText("id", "Identifier unique within this file."),
     severity: SeveritySchema.describe("How bad the defect is; critical and high are blockers."),
-    path: wireText("path", "Repository-relative path of the file ('/' separators, no leading '/', no '..')."),
+    path: wirePath("Repository-relative path of the file ('/' separators, no leading '/', no '..')."),
     line: wireLine("First affected line (1-based)."),
     end_line: wireLine("Last affected line (1-based, >= line)."),
     category: wireText("category", `Kind of defect, e.g. ${SUGGESTED_CATEGORIES.join(", ")}.`),
@@ -65,7 +74,7 @@ export const ReviewLabelFileSchema = z
   .strictObject({
     id: wireText("id", "Identifier unique within this file."),
     severity: SeveritySchema,
-    path: wireText("path", "Repository-relative path of the defect."),
+    path: wirePath("Repository-relative path of the defect."),
     line_start: wireLine("First line of the defect (1-based)."),
     line_end: wireLine("Last line of the defect (1-based, >= line_start)."),
     category: wireText("category", "Kind of defect."),
@@ -87,15 +96,20 @@ function parsedText(limit: number) {
   );
 }
 
-const parsedCategory = parsedText(FIELD_BYTE_LIMITS.category).refine(
+// The byte limit applies to the stripped text before case folding, and folding can triple the UTF-8 size
+// (U+0390 is 2 bytes and folds to 6), so a parsed category may legitimately exceed the raw limit.
+const CASEFOLD_MAX_BYTE_GROWTH = 3;
+
+const parsedCategory = parsedText(FIELD_BYTE_LIMITS.category * CASEFOLD_MAX_BYTE_GROWTH).refine(
   (value) => casefoldPython(value) === value,
   "must be case-folded",
 );
 
-const parsedPath = parsedText(FIELD_BYTE_LIMITS.path).refine((value) => {
+// Not parsedText: normpath runs after stripping, so "x/../ b.ts" legitimately becomes " b.ts".
+const parsedPath = z.string().refine((value) => {
   const normalized = normalizeRepoPath(value);
-  return normalized.ok && normalized.path === value;
-}, "must be a normalised repository-relative path");
+  return utf8ByteLength(value) <= FIELD_BYTE_LIMITS.path && normalized.ok && normalized.path === value;
+}, `must be a normalised repository-relative path of at most ${FIELD_BYTE_LIMITS.path} UTF-8 bytes`);
 
 const parsedLine = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 

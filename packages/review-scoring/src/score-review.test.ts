@@ -76,9 +76,12 @@ describe("scoreReview", () => {
     });
 
     it.each([2, 17, 100])("reaches maximum cardinality at size %i, also with reversed inputs", (size) => {
-      // A staircase where each finding overlaps its own label and the next one: greedy rank order can misassign.
-      const findings = Array.from({ length: size }, (_, i) => finding(`f${String(i).padStart(3, "0")}`, { line: 10 * i + 5, end_line: 10 * i + 15, category: i % 2 ? "a" : "b" }));
-      const labels = Array.from({ length: size }, (_, i) => label(`l${String(i).padStart(3, "0")}`, { line_start: 10 * i + 10, line_end: 10 * i + 12, category: i % 2 ? "b" : "a" }));
+      // A staircase: finding i overlaps label i and label i+1 and shares label i+1's category, so rank order
+      // first hands every finding the next label; only re-routing the whole chain matches the last finding.
+      const categoryOf = (i: number): string => (i % 2 ? "b" : "a");
+      const findings = Array.from({ length: size }, (_, i) => finding(`f${String(i).padStart(3, "0")}`, { line: 10 * i + 5, end_line: 10 * i + 20, category: categoryOf(i + 1) }));
+      const labels = Array.from({ length: size }, (_, i) => label(`l${String(i).padStart(3, "0")}`, { line_start: 10 * i + 10, line_end: 10 * i + 12, category: categoryOf(i) }));
+      expect(greedyCount(findings, labels)).toBe(size - 1);
       const forward = scoreReview("request_changes", findings, labels);
       const reversed = scoreReview("request_changes", [...findings].reverse(), [...labels].reverse());
       expect(forward.true_positives).toBe(size);

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_REVIEW_BYTES, parseReviewOutput } from "../src/index.js";
@@ -59,6 +60,29 @@ describe("parseReviewOutput(path)", () => {
     mkdirSync(sub);
     expect(parseReviewOutput(sub)).toMatchObject({ ok: false, error: { code: "REVIEW_OUTPUT_NOT_REGULAR", message: expect.stringContaining("directory") } });
     expect(parseReviewOutput("/dev/null")).toMatchObject({ ok: false, error: { code: "REVIEW_OUTPUT_NOT_REGULAR", message: expect.stringContaining("character device") } });
+  });
+
+  it("refuses a Unix socket as not regular, not as unreadable", async () => {
+    const socket = join(dir, "review-output.json");
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socket, resolve);
+    });
+    try {
+      expect(parseReviewOutput(socket)).toMatchObject({
+        ok: false,
+        error: { code: "REVIEW_OUTPUT_NOT_REGULAR", message: expect.stringContaining("socket") },
+      });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it("accepts a file of exactly 256 KiB", () => {
+    const file = join(dir, "review-output.json");
+    writeFileSync(file, valid + " ".repeat(MAX_REVIEW_BYTES - valid.length));
+    expect(parseReviewOutput(file)).toMatchObject({ ok: true });
   });
 
   it.skipIf(!mkfifoAvailable && !required)("refuses a FIFO with no writer without blocking", () => {
