@@ -67,7 +67,7 @@ describe("a writer killed mid-sweep", () => {
   it("leaves every row it acknowledged intact and at most a torn last line", async () => {
     const path = join(tempDir(), "results.jsonl");
     const script = fileURLToPath(new URL("../test/fixtures/crash-writer/append-rows.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--import", "tsx", script, path], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", script, path], { stdio: ["ignore", "pipe", "inherit"] });
     let acknowledged = -1;
     await new Promise<void>((resolve, reject) => {
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => {

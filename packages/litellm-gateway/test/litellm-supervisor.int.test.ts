@@ -163,7 +163,7 @@ describe("supervision through the liveness pipe", () => {
   async function spawnParent(executable: string, mode: "ready" | "startup") {
     const parent = spawn(
       process.execPath,
-      ["--import", "tsx", join(FIXTURES, "supervisor-parent", "run.ts"), executable, dir, mode],
+      ["--conditions=@wfbench/source", "--import", "tsx", join(FIXTURES, "supervisor-parent", "run.ts"), executable, dir, mode],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     const lines = createInterface({ input: parent.stdout });

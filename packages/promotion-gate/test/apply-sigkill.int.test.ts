@@ -16,7 +16,7 @@ afterEach(() => {
 
 /** Spawns a fixture child and SIGKILLs it once it has written its freeze marker. */
 async function killWhenFrozen(script: string, args: readonly string[], marker: string): Promise<void> {
-  const proc = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  const proc = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", script, ...args], {
     cwd: path.join(here, ".."),
     stdio: ["ignore", "ignore", "pipe"],
   });

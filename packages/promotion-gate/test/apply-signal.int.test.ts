@@ -26,7 +26,7 @@ async function runChild(signal: NodeJS.Signals, mode: string): Promise<ChildRun>
   roots.push(root);
   const before = snapshotTree(root);
   const after = expectedAfterApply(root);
-  const proc = spawn(process.execPath, ["--import", "tsx", child, root, JSON.stringify(bases), signal, mode], {
+  const proc = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", child, root, JSON.stringify(bases), signal, mode], {
     cwd: path.join(here, ".."),
     stdio: ["ignore", "pipe", "pipe"],
   });

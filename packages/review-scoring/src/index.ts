@@ -59,4 +59,4 @@ export type { ReviewFinding, ReviewLabel, ReviewLabels, ReviewOutput, ReviewScor
 export { casefoldPython, compareCodePoints, stripPython } from "./python-text.js";
 export { normalizeRepoPath, normpathPosix } from "./normalize-repo-path.js";
 export type { RepoPathResult } from "./normalize-repo-path.js";
-export { roundHalfEven6 } from "./round-half-even.js";
+export { roundHalfEven, roundHalfEven6 } from "./round-half-even.js";

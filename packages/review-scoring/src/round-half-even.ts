@@ -1,5 +1,4 @@
 const SCALE_DIGITS = 6;
-const SCALE = 10n ** BigInt(SCALE_DIGITS);
 
 /** Splits a finite double into an exact integer mantissa and a power-of-two exponent (x = m * 2^e). */
 function decomposeDouble(x: number): { mantissa: bigint; exponent: number } {
@@ -13,27 +12,34 @@ function decomposeDouble(x: number): { mantissa: bigint; exponent: number } {
 }
 
 /**
- * Python's round(x, 6): the 6-decimal value nearest the exact binary number, exact ties to even.
- * Trusts only that x is a number; NaN and ±Infinity pass through unchanged.
+ * Python's round(x, digits) for 0 <= digits <= 20: the decimal nearest the exact binary value, exact ties to even.
+ * Trusts only that x is a number; NaN and ±Infinity pass through unchanged; refuses other digit counts (RangeError).
  */
-export function roundHalfEven6(x: number): number {
+export function roundHalfEven(x: number, digits: number): number {
+  if (!Number.isInteger(digits) || digits < 0 || digits > 20) throw new RangeError(`roundHalfEven: digits must be an integer in 0..20, got ${String(digits)}`);
   if (!Number.isFinite(x) || x === 0) return x;
+  const scale = 10n ** BigInt(digits);
   const { mantissa, exponent } = decomposeDouble(x);
   let units: bigint;
   if (exponent >= 0) {
-    units = (mantissa << BigInt(exponent)) * SCALE;
+    units = (mantissa << BigInt(exponent)) * scale;
   } else {
-    // Exact rational |x| * 10^6 = numerator / denominator; round that quotient half to even.
-    const numerator = mantissa * SCALE;
+    // Exact rational |x| * 10^digits = numerator / denominator; round that quotient half to even.
+    const numerator = mantissa * scale;
     const denominator = 1n << BigInt(-exponent);
     const quotient = numerator / denominator;
     const twiceRemainder = (numerator - quotient * denominator) * 2n;
     units = quotient;
     if (twiceRemainder > denominator || (twiceRemainder === denominator && quotient % 2n === 1n)) units += 1n;
   }
-  const digits = units.toString().padStart(SCALE_DIGITS + 1, "0");
-  const text = `${digits.slice(0, -SCALE_DIGITS)}.${digits.slice(-SCALE_DIGITS)}`;
+  const padded = units.toString().padStart(digits + 1, "0");
+  const text = digits === 0 ? padded : `${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
   // Number() picks the double nearest the decimal, as Python's float(repr) round-trip does.
   const magnitude = Number(text);
   return x < 0 ? -magnitude : magnitude;
+}
+
+/** Python's round(x, 6), the precision every review score is reported at. */
+export function roundHalfEven6(x: number): number {
+  return roundHalfEven(x, SCALE_DIGITS);
 }

@@ -33,7 +33,7 @@ describe.skipIf(skipBwrap)("escape attempts from inside the sandbox (real bwrap)
     const stdio: Array<"ignore" | "pipe" | number> = ["ignore", "pipe", "pipe"];
     while (stdio.length < 40) stdio.push("ignore");
     stdio.push(dirFd);
-    const child = spawn(process.execPath, ["--import", "tsx", HARNESS], { cwd: fileURLToPath(new URL("..", import.meta.url)), env: {}, stdio });
+    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", HARNESS], { cwd: fileURLToPath(new URL("..", import.meta.url)), env: {}, stdio });
     const chunks: Buffer[] = [];
     child.stdout?.on("data", (c: Buffer) => chunks.push(c));
     await new Promise((resolve) => child.on("close", resolve));
