@@ -17,8 +17,8 @@ function readVersion(require: NodeJS.Require, packageJson: string): string | nul
   }
 }
 
-// The pin is this package's exact dependency; the installed wrapper's package.json is read first, so the pin is
-// never restated anywhere else, and the declaration is only the fallback that lets an absent install be reported.
+// The pin is this package's exact dependency, read from its package.json so it is never restated anywhere else; a
+// drifted install must not redefine what "pinned" means, so the installed version is only ever compared against it.
 function readDeclaredPin(): string {
   const manifest = ownRequire("../package.json") as { dependencies?: Record<string, string> };
   const declared = manifest.dependencies?.[WRAPPER_PACKAGE];
@@ -33,8 +33,8 @@ function readDeclaredPin(): string {
 
 const DECLARED_PIN = readDeclaredPin();
 
-/** The Claude Code version this project runs: the installed @anthropic-ai/claude-code package.json (exactly pinned). */
-export const PINNED_CLAUDE_CODE_VERSION: string = readVersion(ownRequire, `${WRAPPER_PACKAGE}/package.json`) ?? DECLARED_PIN;
+/** The Claude Code version this project runs: the exact version this package declares (resolveClaudeCli proves the install matches). */
+export const PINNED_CLAUDE_CODE_VERSION: string = DECLARED_PIN;
 
 /** Operating system, CPU and libc the native binary must match. */
 export interface ClaudeCliPlatform {

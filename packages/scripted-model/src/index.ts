@@ -19,7 +19,7 @@ export type {
 export { selectTurn, extractRequestTexts, countConversationPosition, PROMPT_PREFIX_CHARS } from "./select-turn.js";
 export type { TurnSelection, RequestTexts } from "./select-turn.js";
 export { deriveStopReason, deriveToolUseId } from "./render-reply.js";
-export { redactHeaders, isSecretHeaderName, REDACTED } from "./redact-headers.js";
+export { redactHeaders, redactSecretText, isSecretHeaderName, REDACTED } from "./redact-headers.js";
 export type { RequestLogEntry, RequestOutcome } from "./request-log.js";
 export { startScriptedModel, selectFault } from "./start-scripted-model.js";
 export type { ScriptedModelServer, ScriptedModelOptions, ScriptedModelListen } from "./start-scripted-model.js";

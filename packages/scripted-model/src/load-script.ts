@@ -67,6 +67,13 @@ function checkCrossFields(script: Script): ScriptIssue[] {
     }
     const ids = new Map<string, string>();
     trajectory.turns.forEach((turn, n) => {
+      turn.faults.forEach((fault, f) => {
+        if (fault.kind !== "stream_error" || fault.after_blocks <= turn.content.length) return;
+        issues.push({
+          path: `trajectories[${t}].turns[${n}].faults[${f}].after_blocks`,
+          message: `after_blocks is ${fault.after_blocks} but the turn has ${turn.content.length} content block(s)`,
+        });
+      });
       turn.content.forEach((block, b) => {
         if (block.type !== "tool_use" || block.id === undefined) return;
         const here = `trajectories[${t}].turns[${n}].content[${b}].id`;
@@ -92,7 +99,14 @@ export function parseScript(text: string, sourceName: string): ScriptLoadResult 
       })),
     );
   }
-  const parsed = ScriptSchema.safeParse(document.toJS({ maxAliasCount: 100 }));
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // yaml throws (instead of reporting) when aliases expand past the bound: a resource-exhaustion guard.
+    return refuse("syntax", sourceName, [{ path: "(document)", message: `cannot expand the YAML: ${(error as Error).message}` }]);
+  }
+  const parsed = ScriptSchema.safeParse(value);
   if (!parsed.success) return refuse("schema", sourceName, describeZodIssues(parsed.error.issues));
   const crossIssues = checkCrossFields(parsed.data);
   if (crossIssues.length > 0) return refuse("schema", sourceName, crossIssues);

@@ -14,6 +14,13 @@ describe("parseServeArgs", () => {
     expect(parseServeArgs(["--help"])).toEqual({ ok: true, value: { kind: "help" } });
   });
 
+  it.each([{ args: ["serve", "--help"] }, { args: ["serve", "-h"] }, { args: ["serve", "--script", "x.yaml", "--help"] }])(
+    "answers $args with the usage",
+    ({ args }) => {
+      expect(parseServeArgs(args)).toEqual({ ok: true, value: { kind: "help" } });
+    },
+  );
+
   it.each([
     { args: ["serve", "--listen", "127.0.0.1:0"], fragment: /--script is required/ },
     { args: ["serve", "--script", "x.yaml"], fragment: /--listen is required/ },
@@ -22,6 +29,11 @@ describe("parseServeArgs", () => {
     { args: ["serve", "--nope"], fragment: /Unknown option '--nope'/ },
     { args: ["serve", "--script", "a", "--listen", "127.0.0.1:0", "extra"], fragment: /positional/i },
     { args: ["frobnicate"], fragment: /unknown command "frobnicate"/ },
+    { args: ["serve", "--script", "a.yaml", "--script", "b.yaml", "--listen", "127.0.0.1:0"], fragment: /--script given more than once/ },
+    { args: ["serve", "--script", "a.yaml", "--listen", "127.0.0.1:0", "--listen", "127.0.0.1:1"], fragment: /--listen given more than once/ },
+    { args: ["serve", "--script", "", "--listen", "127.0.0.1:0"], fragment: /--script needs a file path/ },
+    { args: ["serve", "--script", "a.yaml", "--listen", "127.0.0.1:0", "--log="], fragment: /--log needs a file path/ },
+    { args: ["serve", "--script", "--listen", "127.0.0.1:0"], fragment: /argument is ambiguous/ },
     { args: [], fragment: /unknown command ""/ },
   ])("refuses $args", ({ args, fragment }) => {
     const result = parseServeArgs(args);

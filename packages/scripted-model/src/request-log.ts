@@ -43,7 +43,10 @@ export class RequestLogFile {
     try {
       this.handle = await open(this.path, "a", 0o600);
     } catch (error) {
-      throw new RequestLogWriteError(`cannot open the request log ${this.path}`, { cause: error });
+      const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
+      throw new RequestLogWriteError(`cannot open the request log ${this.path} (${code}); check that its directory exists and is writable`, {
+        cause: error,
+      });
     }
   }
 
@@ -57,7 +60,8 @@ export class RequestLogFile {
         await handle.appendFile(line, "utf8");
         await handle.sync();
       } catch (error) {
-        throw new RequestLogWriteError(`cannot append to the request log ${this.path}`, { cause: error });
+        const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
+        throw new RequestLogWriteError(`cannot append to the request log ${this.path} (${code})`, { cause: error });
       }
     });
     this.queue = write.catch(() => undefined);

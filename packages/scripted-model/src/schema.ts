@@ -10,11 +10,36 @@ export const TextBlockSchema = z.strictObject({
   text: z.string(),
 });
 
+// Tool input goes over the wire as JSON: anything JSON cannot carry (Infinity, NaN, binary) would arrive changed.
+function checkJsonValue(value: unknown, path: PropertyKey[], context: z.RefinementCtx): void {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return;
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) context.addIssue({ code: "custom", path, message: `${String(value)} is not a JSON number` });
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => checkJsonValue(item, [...path, index], context));
+    return;
+  }
+  if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === "__proto__") context.addIssue({ code: "custom", path: [...path, key], message: 'the key "__proto__" is not allowed' });
+      else checkJsonValue(item, [...path, key], context);
+    }
+    return;
+  }
+  context.addIssue({ code: "custom", path, message: "not a JSON value (use strings, finite numbers, booleans, null, lists, maps)" });
+}
+
 /** A tool call the scripted model makes; `id` is derived deterministically when absent. */
 export const ToolUseBlockSchema = z.strictObject({
   type: z.literal("tool_use"),
   name: z.string().min(1),
-  input: z.record(z.string(), z.unknown()),
+  // Checked before zod copies the record, because the copy silently drops a "__proto__" key.
+  input: z
+    .unknown()
+    .superRefine((input, context) => checkJsonValue(input, [], context))
+    .pipe(z.record(z.string(), z.unknown())),
   id: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, "tool_use id may hold only letters, digits, '_' and '-'")
@@ -113,14 +138,23 @@ export const ScriptSchema = z.strictObject({
   trajectories: z.array(TrajectorySchema).min(1),
 });
 
+/** A scripted text block, as parsed. */
 export type TextBlock = z.output<typeof TextBlockSchema>;
+/** A scripted tool call, as parsed (`id` still optional). */
 export type ToolUseBlock = z.output<typeof ToolUseBlockSchema>;
+/** A scripted content block, as parsed. */
 export type ContentBlock = z.output<typeof ContentBlockSchema>;
+/** A turn's usage figures with the cache defaults filled in. */
 export type Usage = z.output<typeof UsageSchema>;
+/** An injected fault, as parsed with its defaults. */
 export type Fault = z.output<typeof FaultSchema>;
+/** A scripted turn, as parsed with its defaults. */
 export type Turn = z.output<typeof TurnSchema>;
+/** A trajectory's match rule, as parsed (`in` defaults to any). */
 export type MatchRule = z.output<typeof MatchRuleSchema>;
+/** A named trajectory, as parsed. */
 export type Trajectory = z.output<typeof TrajectorySchema>;
+/** A whole script that passed the schema; only parseScript/loadScript also apply the cross-field checks. */
 export type Script = z.output<typeof ScriptSchema>;
 /** What a script file may contain before defaults are applied. */
 export type ScriptInput = z.input<typeof ScriptSchema>;
@@ -150,4 +184,5 @@ export const MessagesRequestSchema = z.looseObject({
   stream: z.boolean().optional(),
 });
 
+/** A request body that passed MessagesRequestSchema; unchecked fields pass through untouched. */
 export type MessagesRequest = z.output<typeof MessagesRequestSchema>;

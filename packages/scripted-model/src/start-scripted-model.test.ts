@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
@@ -11,7 +12,7 @@ import { isScriptedModelError } from "./errors.js";
 import { parseScript } from "./load-script.js";
 import type { RequestLogEntry } from "./request-log.js";
 import type { Script, ScriptInput } from "./schema.js";
-import { startScriptedModel, type ScriptedModelServer } from "./start-scripted-model.js";
+import { startScriptedModel, type ScriptedModelOptions, type ScriptedModelServer } from "./start-scripted-model.js";
 
 function buildScript(input: ScriptInput): Script {
   const result = parseScript(JSON.stringify(input), "test-inline.json");
@@ -60,9 +61,9 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function start(input: ScriptInput = baseScript): Promise<Harness> {
+async function start(input: ScriptInput = baseScript, extra: Partial<ScriptedModelOptions> = {}): Promise<Harness> {
   const logPath = join(dir, "requests.jsonl");
-  const server = await startScriptedModel({ script: buildScript(input), listen: { host: "127.0.0.1", port: 0 }, requestLogPath: logPath });
+  const server = await startScriptedModel({ script: buildScript(input), listen: { host: "127.0.0.1", port: 0 }, requestLogPath: logPath, ...extra });
   const client = new Anthropic({ apiKey: "sk-test-SECRET-VALUE-123", baseURL: server.baseUrl, maxRetries: 0 });
   harness = { server, client, dir, logPath };
   return harness;
@@ -90,6 +91,91 @@ function sseEvents(text: string): Array<{ event: string; data: Record<string, un
       const data = JSON.parse(/^data: (.+)$/m.exec(frame)?.[1] ?? "null") as Record<string, unknown>;
       return { event, data };
     });
+}
+
+// Writes raw bytes (optionally leaving the socket open) and collects the reply until the server closes the connection.
+// The guard fails the test in seconds instead of letting a hang run into vitest's 60 s timeout.
+function rawExchange(baseUrl: string, payload: string, guardMs = 5_000): Promise<{ statusLine: string; body: string }> {
+  const port = Number(new URL(baseUrl).port);
+  return new Promise((resolve, reject) => {
+    let data = "";
+    const socket = connect(port, "127.0.0.1", () => socket.write(payload));
+    const guard = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no complete reply within ${guardMs} ms; got ${JSON.stringify(data.slice(0, 200))}`));
+    }, guardMs);
+    socket.setEncoding("utf8").on("data", (chunk: string) => (data += chunk));
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      clearTimeout(guard);
+      const split = data.indexOf("\r\n\r\n");
+      resolve({ statusLine: data.split("\r\n")[0] ?? "", body: split < 0 ? "" : data.slice(split + 4) });
+    });
+  });
+}
+
+// Checks the measured SSE contract frame by frame and returns what a consumer would rebuild from it.
+function checkSseContract(text: string): { id: string; blocks: Array<Record<string, unknown>>; usage: Record<string, number>; stopReason: unknown } {
+  expect(text.endsWith("\n\n")).toBe(true);
+  const frames = text.slice(0, -2).split("\n\n");
+  for (const frame of frames) expect(frame).toMatch(/^event: [a-z_]+\ndata: \{.*\}$/);
+  const events = sseEvents(text);
+  for (const { event, data } of events) expect(data["type"]).toBe(event);
+  expect(events[0]?.event).toBe("message_start");
+  expect(events.filter((e) => e.event === "message_start")).toHaveLength(1);
+  expect(events.at(-1)?.event).toBe("message_stop");
+  expect(events.filter((e) => e.event === "message_stop")).toHaveLength(1);
+  expect(events.at(-2)?.event).toBe("message_delta");
+  const message = events[0]?.data["message"] as Record<string, unknown>;
+  expect(Object.keys(message).sort()).toEqual(["content", "id", "model", "role", "stop_reason", "stop_sequence", "type", "usage"]);
+  expect(message).toMatchObject({ type: "message", role: "assistant", content: [], stop_reason: null, stop_sequence: null });
+  expect(message["id"]).toMatch(/^msg_/);
+  const startUsage = message["usage"] as Record<string, number>;
+  expect(Object.keys(startUsage).sort()).toEqual(["cache_creation_input_tokens", "cache_read_input_tokens", "input_tokens", "output_tokens"]);
+  const blocks: Array<Record<string, unknown>> = [];
+  const partialJson: string[] = [];
+  let open: number | null = null;
+  for (const { event, data } of events.slice(1, -2)) {
+    const index = data["index"];
+    if (event === "content_block_start") {
+      expect(open).toBeNull();
+      expect(index).toBe(blocks.length);
+      const block = { ...(data["content_block"] as Record<string, unknown>) };
+      if (block["type"] === "text") expect(block).toEqual({ type: "text", text: "" });
+      else {
+        expect(Object.keys(block).sort()).toEqual(["id", "input", "name", "type"]);
+        expect(block["input"]).toEqual({});
+        expect(block["id"]).toMatch(/^toolu_/);
+      }
+      blocks.push(block);
+      partialJson.push("");
+      open = index as number;
+    } else if (event === "content_block_delta") {
+      expect(index).toBe(open);
+      const delta = data["delta"] as Record<string, string>;
+      const block = blocks[open ?? -1] as Record<string, unknown>;
+      if (block["type"] === "text") {
+        expect(delta["type"]).toBe("text_delta");
+        block["text"] = `${String(block["text"])}${delta["text"]}`;
+      } else {
+        expect(delta["type"]).toBe("input_json_delta");
+        partialJson[open ?? -1] += delta["partial_json"] ?? "";
+      }
+    } else {
+      expect(event).toBe("content_block_stop");
+      expect(data).toEqual({ type: "content_block_stop", index: open });
+      open = null;
+    }
+  }
+  expect(open).toBeNull();
+  blocks.forEach((block, i) => {
+    if (block["type"] === "tool_use") block["input"] = JSON.parse(partialJson[i] ?? "") as unknown;
+  });
+  const delta = events.at(-2)?.data as { delta: Record<string, unknown>; usage: Record<string, number> };
+  expect(Object.keys(delta.delta).sort()).toEqual(["stop_reason", "stop_sequence"]);
+  expect(delta.delta["stop_sequence"]).toBeNull();
+  // message_delta's figures override message_start's, field by field.
+  return { id: String(message["id"]), blocks, usage: { ...startUsage, ...delta.usage }, stopReason: delta.delta["stop_reason"] };
 }
 
 describe("startScriptedModel", () => {
@@ -147,9 +233,81 @@ describe("startScriptedModel", () => {
       const message = await client.messages.stream({ model: "m", max_tokens: 5, messages: userAsks("X") }).finalMessage();
       expect(message.usage).toMatchObject(toolTurn.usage);
     });
+    it("honours the SSE contract frame by frame: indices, deltas that rebuild each block, usage override, fresh ids", async () => {
+      const { server } = await start({
+        version: 1,
+        trajectories: [
+          {
+            name: "edge",
+            match: { contains: "EDGE" },
+            turns: [
+              {
+                content: [
+                  { type: "text", text: "" },
+                  { type: "tool_use", name: "Read", input: {} },
+                  { type: "text", text: "line one\nline \"two\" — ✓ 🚀" },
+                  { type: "tool_use", name: "Write", input: { file_path: "a b.txt", content: "x\ny", nested: { list: [1, null, true] } } },
+                ],
+                usage: { input_tokens: 77, output_tokens: 9, cache_read_input_tokens: 5 },
+              },
+            ],
+          },
+        ],
+      });
+      const body = { model: "m", stream: true, max_tokens: 5, messages: userAsks("EDGE") };
+      const first = checkSseContract((await rawPost(server.baseUrl, body)).text);
+      const second = checkSseContract((await rawPost(server.baseUrl, body)).text);
+      expect(first.blocks).toEqual([
+        { type: "text", text: "" },
+        { type: "tool_use", id: expect.stringMatching(/^toolu_/) as unknown, name: "Read", input: {} },
+        { type: "text", text: "line one\nline \"two\" — ✓ 🚀" },
+        { type: "tool_use", id: expect.stringMatching(/^toolu_/) as unknown, name: "Write", input: { file_path: "a b.txt", content: "x\ny", nested: { list: [1, null, true] } } },
+      ]);
+      expect(first.blocks[1]?.["id"]).not.toBe(first.blocks[3]?.["id"]);
+      expect(first.usage).toEqual({ input_tokens: 77, output_tokens: 9, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 });
+      expect(first.stopReason).toBe("tool_use");
+      // Message ids are fresh per request; tool ids are stable so a retried turn repeats them.
+      expect(second.id).not.toBe(first.id);
+      expect(second.blocks).toEqual(first.blocks);
+    });
+
+    it("keeps the contract when usage sits in message_start, and for a text-only turn", async () => {
+      const { server } = await start({
+        version: 1,
+        trajectories: [{ name: "s", match: { contains: "X" }, turns: [{ ...toolTurn, usage_at: "message_start" }] }],
+      });
+      const withTools = checkSseContract((await rawPost(server.baseUrl, { model: "m", stream: true, max_tokens: 5, messages: userAsks("X") })).text);
+      expect(withTools.usage).toEqual(toolTurn.usage);
+      const { server: other } = await start();
+      const textOnly = checkSseContract((await rawPost(other.baseUrl, { model: "m", stream: true, max_tokens: 5, system: "SYSTEM-MARK", messages: userAsks("q") })).text);
+      expect(textOnly.blocks).toEqual([{ type: "text", text: "All done." }]);
+      expect(textOnly.stopReason).toBe("end_turn");
+      await server.close();
+    });
   });
 
   describe("non-streaming replies", () => {
+    it("returns exactly the Anthropic message shape with application/json and a request-id", async () => {
+      const { server } = await start();
+      const reply = await rawPost(server.baseUrl, { model: "claude-x", stream: false, max_tokens: 5, messages: userAsks("USER-MARK") });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get("content-type")).toBe("application/json");
+      expect(reply.headers.get("request-id")).toBe(server.requests[0]?.request_id);
+      expect(JSON.parse(reply.text)).toEqual({
+        id: expect.stringMatching(/^msg_/) as unknown,
+        type: "message",
+        role: "assistant",
+        model: "claude-x",
+        content: [
+          { type: "text", text: toolTurn.content[0]?.text },
+          { type: "tool_use", id: expect.stringMatching(/^toolu_/) as unknown, name: "Bash", input: toolTurn.content[1]?.type === "tool_use" ? toolTurn.content[1].input : null },
+        ],
+        stop_reason: "tool_use",
+        stop_sequence: null,
+        usage: toolTurn.usage,
+      });
+    });
+
     it("return a JSON message the SDK parses, also on the beta route", async () => {
       const { client, server } = await start();
       const message = await client.messages.create({ model: "m1", max_tokens: 10, messages: userAsks("USER-MARK") });
@@ -204,6 +362,61 @@ describe("startScriptedModel", () => {
   });
 
   describe("refusals", () => {
+    it("answers a body that stops short of its Content-Length with a quick 400, logged, instead of hanging", async () => {
+      const { server } = await start(baseScript, { stallTimeoutMs: 200 });
+      const reply = await rawExchange(
+        server.baseUrl,
+        'POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":',
+      );
+      expect(reply.statusLine).toBe("HTTP/1.1 400 Bad Request");
+      const body = JSON.parse(reply.body) as { error: { type: string; message: string } };
+      expect(body.error.type).toBe("invalid_request_error");
+      expect(body.error.message).toMatch(/incomplete.*9 of 1000 bytes/);
+      expect(server.requests.map((entry) => [entry.outcome.kind, entry.outcome.status])).toEqual([["bad_request", 400]]);
+    });
+
+    it("answers a chunked body that never ends with a quick 400", async () => {
+      const { server } = await start(baseScript, { stallTimeoutMs: 200 });
+      const reply = await rawExchange(server.baseUrl, 'POST /v1/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"mod\r\n');
+      expect(reply.statusLine).toBe("HTTP/1.1 400 Bad Request");
+      expect(reply.body).toMatch(/incomplete.*5 bytes/);
+    });
+
+    it("drops a client whose headers never finish instead of waiting for Node's 60 s default", async () => {
+      const { server } = await start(baseScript, { stallTimeoutMs: 200 });
+      const reply = await rawExchange(server.baseUrl, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Le");
+      expect(reply.statusLine).toBe("HTTP/1.1 408 Request Timeout");
+    });
+
+    it("answers an oversized body with 413 request_too_large before reading it all", async () => {
+      const { server } = await start();
+      const response = await fetch(`${server.baseUrl}/v1/messages`, { method: "POST", body: Buffer.alloc(33 * 1024 * 1024, 0x20) });
+      expect(response.status).toBe(413);
+      expect(await response.json()).toMatchObject({ type: "error", error: { type: "request_too_large" } });
+      expect(server.requests.map((entry) => entry.outcome)).toEqual([{ kind: "bad_request", status: 413, message: expect.stringMatching(/exceeds/) as unknown }]);
+    });
+
+    it("answers a request target that is not a valid URL with a logged 400, not a 500", async () => {
+      const { server } = await start();
+      const reply = await rawExchange(server.baseUrl, "POST http://[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}");
+      expect(reply.statusLine).toBe("HTTP/1.1 400 Bad Request");
+      expect(JSON.parse(reply.body)).toMatchObject({ error: { type: "invalid_request_error", message: expect.stringContaining("http://[") as unknown } });
+      expect(server.requests.map((entry) => [entry.path, entry.outcome.kind, entry.outcome.status])).toEqual([["http://[", "bad_request", 400]]);
+    });
+
+    it("answers a GET and a long unknown path at once with 404, echoing at most 200 characters of the path", async () => {
+      const { server } = await start();
+      const get = await fetch(`${server.baseUrl}/v1/messages`);
+      expect(get.status).toBe(404);
+      expect(await get.json()).toMatchObject({ error: { type: "not_found_error", message: expect.stringContaining("GET /v1/messages") as unknown } });
+      const longPath = `/${"p".repeat(5000)}`;
+      const other = await rawPost(`${server.baseUrl}${longPath}`.replace("/v1/messages", ""), {});
+      expect(other.status).toBe(404);
+      const message = (JSON.parse(other.text) as { error: { message: string } }).error.message;
+      expect(message).toContain(`${longPath.slice(0, 200)}…`);
+      expect(message).not.toContain(longPath.slice(0, 201));
+    });
+
     it("answers an unmatched request at once with 400 naming the prompt prefix (first 200 chars)", async () => {
       const { client, server } = await start();
       const prompt = `nobody scripted this ${"x".repeat(400)}`;
@@ -397,6 +610,32 @@ describe("startScriptedModel", () => {
   });
 
   describe("request log", () => {
+    it("redacts credentials found in the values of innocently named headers and in a logged prompt prefix", async () => {
+      const { server, logPath } = await start();
+      const secrets = ["sk-ant-api03-AbCdEfGh_123", "ghp_abcdefgh12345", "hunter2pass", "opaqueBearer.value"];
+      const response = await fetch(`${server.baseUrl}/v1/messages`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-forwarded-custom": `note ${secrets[0]} end`,
+          "x-gh": secrets[1] ?? "",
+          referer: `https://user:${secrets[2]}@example.invalid/path`,
+          "x-upstream": `Bearer ${secrets[3]}`,
+          "x-plain": "visible-value",
+        },
+        body: JSON.stringify({ model: "m", max_tokens: 5, messages: userAsks(`nobody scripted this, key ${secrets[0]}`) }),
+      });
+      expect(response.status).toBe(400);
+      const bytes = await readFile(logPath, "utf8");
+      for (const secret of secrets) expect(bytes).not.toContain(secret);
+      const entry = JSON.parse(bytes.trim()) as RequestLogEntry;
+      expect(entry.headers["x-forwarded-custom"]).toBe("note [redacted] end");
+      expect(entry.headers["referer"]).toBe("https://[redacted]@example.invalid/path");
+      expect(entry.headers["x-upstream"]).toBe("Bearer [redacted]");
+      expect(entry.headers["x-plain"]).toBe("visible-value");
+      expect(entry.outcome).toMatchObject({ kind: "unmatched", prompt_prefix: "nobody scripted this, key [redacted]" });
+    });
+
     it("writes one JSONL line per request, equal to the in-memory copy, with secrets redacted and a canonical body digest", async () => {
       const { client, server, logPath } = await start();
       const secretCookie = "session=COOKIE-SECRET-777";
@@ -427,6 +666,15 @@ describe("startScriptedModel", () => {
       expect(lines[1]?.outcome.kind).toBe("unmatched");
       expect(lines[1]?.headers["authorization"]).toBe("[redacted]");
       expect(lines[1]?.headers["x-api-key"]).toBe("[redacted]");
+    });
+
+    it("answers 500 instead of an unlogged reply when the log cannot be appended (/dev/full)", async () => {
+      const { client } = await start(baseScript, { requestLogPath: "/dev/full" });
+      const error = (await client.messages.create({ model: "m", max_tokens: 5, messages: userAsks("USER-MARK") }).catch((e: unknown) => e)) as APIError;
+      expect(error).toBeInstanceOf(APIError);
+      expect(error.status).toBe(500);
+      expect(error.type).toBe("api_error");
+      expect(error.apiMessage).toMatch(/request log \/dev\/full/);
     });
 
     it("appends to an existing log instead of truncating it", async () => {
@@ -477,6 +725,13 @@ describe("startScriptedModel", () => {
       await expect(readFile(socketPath)).rejects.toMatchObject({ code: "ENOENT" });
     });
 
+    it.each([0, -1, 1.5, Number.NaN, 300_001])("refuses stallTimeoutMs %s before binding anything", async (stallTimeoutMs) => {
+      const failure = await startScriptedModel({ script: buildScript(baseScript), listen: { host: "127.0.0.1", port: 0 }, stallTimeoutMs }).catch(
+        (e: unknown) => e,
+      );
+      expect(failure).toMatchObject({ code: "SCRIPTED_MODEL_INVALID_OPTIONS", message: expect.stringContaining("stallTimeoutMs") as unknown });
+    });
+
     it("throws ListenError when the port is taken", async () => {
       const { server } = await start();
       const port = Number(new URL(server.baseUrl).port);
@@ -492,6 +747,8 @@ describe("startScriptedModel", () => {
         requestLogPath: join(dir, "missing-dir", "log.jsonl"),
       }).catch((e: unknown) => e);
       expect(failure).toMatchObject({ code: "SCRIPTED_MODEL_REQUEST_LOG_WRITE_FAILED" });
+      // The message says why, so the fix (create the directory) is evident without digging into `cause`.
+      expect((failure as Error).message).toMatch(/missing-dir.*ENOENT/);
     });
   });
 });

@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import stableStringify from "fast-json-stable-stringify";
-import { ListenError } from "./errors.js";
-import { redactHeaders } from "./redact-headers.js";
+import { ListenError, ScriptedModelError } from "./errors.js";
+import { redactHeaders, redactSecretText } from "./redact-headers.js";
 import {
   deriveStopReason,
   errorTypeForStatus,
@@ -29,6 +29,8 @@ export interface ScriptedModelOptions {
   listen: ScriptedModelListen;
   /** JSONL request log, appended and fsynced before each reply is sent. */
   requestLogPath?: string;
+  /** A request whose headers (408) or body (400) stop arriving for this long is answered and closed (default 5000 ms). */
+  stallTimeoutMs?: number;
 }
 
 /** A running scripted model server. */
@@ -44,6 +46,8 @@ export interface ScriptedModelServer {
 
 // The CLI sends ~87 KB per request; anything near this bound is a bug or an attack, not a conversation.
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
+// On loopback a live client never pauses this long inside one request body.
+const DEFAULT_STALL_TIMEOUT_MS = 5_000;
 
 class BadRequest extends Error {
   constructor(
@@ -54,16 +58,52 @@ class BadRequest extends Error {
   }
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY_BYTES) throw new BadRequest(413, `request body exceeds ${MAX_BODY_BYTES} bytes`);
-    chunks.push(buffer);
-  }
-  const raw = Buffer.concat(chunks);
+// Reads the whole body, refusing it when it grows past the bound or stops arriving: a client that sends less than it
+// announced must get an answer, not a socket held open until Node's 300 s request timeout.
+function readBody(request: IncomingMessage, idleMs: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (outcome: Error | null): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      request.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+      if (outcome !== null) {
+        // Stop reading what is left: the reply closes the connection.
+        request.pause();
+        reject(outcome);
+        return;
+      }
+      try {
+        resolve(decodeBody(request, Buffer.concat(chunks)));
+      } catch (error) {
+        reject(error instanceof Error ? error : new BadRequest(400, String(error)));
+      }
+    };
+    const expected = request.headers["content-length"];
+    const timer = setTimeout(() => {
+      const of = expected === undefined ? "" : ` of ${expected}`;
+      finish(new BadRequest(400, `request body incomplete: received ${size}${of} bytes, then nothing for ${idleMs} ms`));
+    }, idleMs);
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        finish(new BadRequest(413, `request body exceeds ${MAX_BODY_BYTES} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+      timer.refresh();
+    };
+    const onEnd = (): void => finish(null);
+    const onError = (error: Error): void => finish(new BadRequest(400, `request body unreadable: ${error.message}`));
+    const onClose = (): void => finish(new BadRequest(400, `request body incomplete: the client went away after ${size} bytes`));
+    request.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+  });
+}
+
+function decodeBody(request: IncomingMessage, raw: Buffer): Buffer {
   const encoding = (request.headers["content-encoding"] ?? "identity").toLowerCase();
   try {
     if (encoding === "identity") return raw;
@@ -73,7 +113,7 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   } catch {
     throw new BadRequest(400, `request body is not valid ${encoding}`);
   }
-  throw new BadRequest(415, `unsupported content-encoding ${encoding}`);
+  throw new BadRequest(415, `unsupported content-encoding ${truncatePrefix(encoding)}`);
 }
 
 function sha256Hex(data: string | Buffer): string {
@@ -110,6 +150,15 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   const instance = randomBytes(4).toString("hex");
   let seq = 0;
 
+  const stallMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  // Node refuses a headers timeout above its 300 s request timeout; anything that long is no longer "stalled" anyway.
+  if (!Number.isInteger(stallMs) || stallMs < 1 || stallMs > 300_000) {
+    throw new ScriptedModelError(
+      "SCRIPTED_MODEL_INVALID_OPTIONS",
+      `stallTimeoutMs must be a whole number of milliseconds from 1 to 300000, got ${String(stallMs)}`,
+    );
+  }
+
   if ("host" in listen && listen.host !== "127.0.0.1") {
     throw new ListenError(`scripted-model listens on 127.0.0.1 or a Unix socket only, not ${String(listen.host)}`);
   }
@@ -125,25 +174,43 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     seq += 1;
     const requestId = `req_sm${instance}${String(seq).padStart(6, "0")}`;
-    const url = new URL(request.url ?? "/", "http://scripted-model.invalid");
+    const target = request.url ?? "/";
+    let url: URL | null = null;
+    try {
+      url = new URL(target, "http://scripted-model.invalid");
+    } catch {
+      // Node hands over absolute-form targets unparsed; one that is not a URL is the client's error, not ours.
+    }
     const base = {
       time: new Date().toISOString(),
       seq,
       request_id: requestId,
       method: request.method ?? "",
-      path: url.pathname,
+      path: url === null ? truncatePrefix(target) : url.pathname,
       headers: redactHeaders(request.headers),
     };
     const empty = { trajectory: null, turn: null, attempt: null, model: null, stream: null, delay_ms: 0 };
 
+    if (url === null) {
+      const message = `request target ${JSON.stringify(truncatePrefix(target))} is not a valid URL`;
+      await record({ ...base, ...empty, body_sha256: sha256Hex(""), body_bytes: 0, outcome: { kind: "bad_request", status: 400, message } });
+      sendJson(response, 400, requestId, renderErrorBody("invalid_request_error", `scripted-model: ${message}`, requestId), {
+        connection: "close",
+      });
+      return;
+    }
+
     let raw: Buffer;
     try {
-      raw = await readBody(request);
+      raw = await readBody(request, stallMs);
     } catch (error) {
       const status = error instanceof BadRequest ? error.status : 400;
       const message = error instanceof Error ? error.message : "unreadable request body";
       await record({ ...base, ...empty, body_sha256: sha256Hex(""), body_bytes: 0, outcome: { kind: "bad_request", status, message } });
-      sendJson(response, status, requestId, renderErrorBody(errorTypeForStatus(status), `scripted-model: ${message}`, requestId));
+      // The unread rest of the body would be parsed as the next request: close the connection after this reply.
+      sendJson(response, status, requestId, renderErrorBody(errorTypeForStatus(status), `scripted-model: ${message}`, requestId), {
+        connection: "close",
+      });
       return;
     }
 
@@ -153,7 +220,11 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
         response,
         404,
         requestId,
-        renderErrorBody("not_found_error", `scripted-model serves only POST /v1/messages, not ${base.method} ${url.pathname}`, requestId),
+        renderErrorBody(
+          "not_found_error",
+          `scripted-model serves only POST /v1/messages, not ${truncatePrefix(base.method)} ${truncatePrefix(url.pathname)}`,
+          requestId,
+        ),
       );
       return;
     }
@@ -190,7 +261,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
           ...base,
           ...empty,
           ...requestFacts,
-          outcome: { kind: "unmatched", status: 400, prompt_prefix: selection.promptPrefix },
+          outcome: { kind: "unmatched", status: 400, prompt_prefix: redactSecretText(selection.promptPrefix) },
         });
       } else {
         await record({
@@ -253,7 +324,8 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     response.end();
   }
 
-  const server: Server = createServer((request, response) => {
+  // Node answers stalled headers with 408 itself, but only after 60 s, checked every 30 s: far too slow for tests.
+  const server: Server = createServer({ headersTimeout: stallMs, connectionsCheckingInterval: Math.min(1_000, stallMs) }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       if (closing.signal.aborted) {
         response.destroy();
