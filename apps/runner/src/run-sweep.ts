@@ -1,8 +1,8 @@
-import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, writeFileAtomic, type SweepStatus } from "@wfbench/bench-report";
-import { computeSkillFingerprint, listArmSkills, renderShellPrefix, runCell, type Arm, type ResultRow } from "@wfbench/cell-pipeline";
+import { computeSkillFingerprint, listArmSkills, renderShellPrefix, runCell, stageExecOnlyBinary, type Arm, type ResultRow } from "@wfbench/cell-pipeline";
 import { createHostGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { startGateway } from "@wfbench/litellm-gateway";
 import { captureOracle, type OracleSnapshot } from "@wfbench/oracle-snapshot";
@@ -45,6 +45,23 @@ async function prepareOutDir(out: string): Promise<void> {
   await mkdir(out, { recursive: true });
   const existing = await readdir(out);
   if (existing.length > 0) throw new RunnerError("RUNNER_BAD_INPUT", `--out ${out} is not empty (resume is not supported yet): pass a new directory`);
+}
+
+/**
+ * Repo-relative paths of the oracle root and the suite file when they sit inside a task's source tree: the sanitized
+ * clone must not carry the hidden oracle bytes or the oracle command. An oracle root that is the whole repository
+ * cannot be hidden and is refused.
+ */
+async function hiddenHarnessPaths(sourceRoot: string, harness: readonly { path: string; flag: string }[]): Promise<string[] | string> {
+  const root = await realpath(sourceRoot);
+  const hidden: string[] = [];
+  for (const { path, flag } of harness) {
+    const real = await realpath(path).catch(() => path);
+    const rel = relative(root, real);
+    if (rel === "") return `${flag} ${path} is the task repository itself: keep hidden oracles outside the task's repo or in a subdirectory of it`;
+    if (!rel.startsWith("..") && !isAbsolute(rel)) hidden.push(rel.split(sep).join("/"));
+  }
+  return hidden;
 }
 
 function badInput(message: string): RunnerError {
@@ -96,7 +113,12 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       const source = await resolver.resolve(task);
       if (!source.ok) throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field ${source.error.field}: ${source.error.message}`);
       sources.set(task.id, source.value);
-      const template = await templates.acquire({ repo: source.value.repo, sha: source.value.sha, hiddenPaths: [], neutralize: [] });
+      const hiddenPaths = await hiddenHarnessPaths(source.value.origin === "git" ? source.value.repo : task.repo, [
+        { path: options.oracles, flag: "--oracles" },
+        { path: options.tasks, flag: "--tasks" },
+      ]);
+      if (typeof hiddenPaths === "string") throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field repo: ${hiddenPaths}`);
+      const template = await templates.acquire({ repo: source.value.repo, sha: source.value.sha, hiddenPaths, neutralize: [] });
       if (!template.ok) throw new RunnerError("RUNNER_TEMPLATE_FAILED", `task ${task.id}: sanitized template failed (${template.error.code}): ${template.error.message}`, { cause: template.error.cause });
       try {
         await computeSkillFingerprint(template.value.path, skills);
@@ -111,6 +133,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     const shellPrefixPath = join(runtime, "shell-prefix");
     await writeFile(shellPrefixPath, renderShellPrefix(), { mode: 0o500 });
     await chmod(shellPrefixPath, 0o500);
+    const execOnlyClaude = await stageExecOnlyBinary(cli.path, join(runtime, "claude"));
     model = await startScriptedModel({ script: script.value, listen: { socketPath: join(workDir, "model.sock") }, requestLogPath: join(options.out, "scripted-model-requests.jsonl") });
     gateway = await startGateway({
       listen: { socketPath: join(workDir, "gateway.sock") },
@@ -146,7 +169,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           model: options.model,
           effort: options.effort,
           proposerModel: null,
-          claudePath: cli.path,
+          claudePath: execOnlyClaude,
           shellPrefixPath,
           gateway: cellGateway,
           upstream: "scripted",

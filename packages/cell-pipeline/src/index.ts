@@ -6,8 +6,9 @@ export { SANDBOX_CLAUDE, SANDBOX_PATH, SANDBOX_SHELL_PREFIX, buildSandboxEnv, re
 export { AGENT_TOOLS, buildClaudeArgv, buildClaudeSettings } from "./build-claude-argv.js";
 export type { ClaudeArgvInput } from "./build-claude-argv.js";
 export { MAX_SKILL_FINGERPRINT_BYTES, computeSkillFingerprint } from "./compute-skill-fingerprint.js";
-export { MAX_PATCH_BYTES, diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, parseShortstat } from "./inspect-workspace.js";
+export { MAX_PATCH_BYTES, diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, parseShortstat, readWorkspaceHead } from "./inspect-workspace.js";
 export type { Churn } from "./inspect-workspace.js";
+export { EXEC_ONLY_MODE, assertExecOnlyBinary, stageExecOnlyBinary } from "./stage-exec-only-binary.js";
 export { runSession } from "./run-session.js";
 export type { SessionContext, SessionRecord } from "./run-session.js";
 export { summarizeSessions } from "./summarize-sessions.js";

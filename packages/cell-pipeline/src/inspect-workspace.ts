@@ -42,6 +42,18 @@ export async function digestWorkspaceDiff(workspace: string, baseSha: string, si
   return createHash("sha256").update(diff.stdout).digest("hex");
 }
 
+/**
+ * The workspace's HEAD commit, asked of git inside the sandbox (no network). Why not read `.git/HEAD` on the host: a
+ * task's `setup` is untrusted and could leave HEAD a symbolic ref or a symlink to a host file.
+ * @throws {CellPipelineError} CELL_PIPELINE_WORKSPACE_FAILED when git fails or answers something other than a commit id.
+ */
+export async function readWorkspaceHead(workspace: string, signal?: AbortSignal): Promise<string> {
+  const out = await runGit(workspace, ["rev-parse", "--verify", "--end-of-options", "HEAD^{commit}"], "ro", 256, signal);
+  const sha = out.stdout.toString("utf8").trim();
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/u.test(sha)) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `git rev-parse HEAD answered ${JSON.stringify(sha.slice(0, 80))}, not a commit id`);
+  return sha;
+}
+
 /** Parses `git diff --shortstat` with reference §5.9's rule: 0 for an absent term. */
 export function parseShortstat(text: string): Churn {
   const churn = { files: 0, insertions: 0, deletions: 0 };

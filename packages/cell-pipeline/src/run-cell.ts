@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, open, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, open } from "node:fs/promises";
 import { join } from "node:path";
 import { isSanitizerError, materializeCell, removeTree, type Template } from "@wfbench/clone-sanitizer";
 import type { CellUsageSummary } from "@wfbench/litellm-gateway";
@@ -10,7 +10,7 @@ import { buildArmSessions, listArmSkills, type Arm } from "./arms.js";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
 import { isCellPipelineError } from "./errors.js";
-import { diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, type Churn } from "./inspect-workspace.js";
+import { diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, readWorkspaceHead, type Churn } from "./inspect-workspace.js";
 import type { ResultRow } from "./result-row.js";
 import { runSession, type SessionRecord } from "./run-session.js";
 import { summarizeSessions } from "./summarize-sessions.js";
@@ -37,7 +37,7 @@ export interface RunCellInput {
   readonly model: string;
   readonly effort: string;
   readonly proposerModel: string | null;
-  /** Host path of the verified Claude Code binary, mounted read-only at /opt/claude/claude. */
+  /** Host path of the verified Claude Code binary staged execute-only (stageExecOnlyBinary), mounted at /opt/claude/claude. */
   readonly claudePath: string;
   /** Host path of the shell-prefix wrapper (see renderShellPrefix), mounted read-only. */
   readonly shellPrefixPath: string;
@@ -216,7 +216,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
         return { ...row, recorded_at: now().toISOString() };
       }
     }
-    row.variant_head_sha = (await readFile(join(workspace, ".git", "HEAD"), "utf8")).trim();
+    row.variant_head_sha = await readWorkspaceHead(workspace, input.signal);
     const baseSha = row.variant_head_sha;
     row.skill_digest = await computeSkillFingerprint(workspace, evaluatedSkills);
     const diffBefore = await digestWorkspaceDiff(workspace, baseSha, input.signal);
@@ -297,6 +297,8 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     if (row.error_kind === null && !verify.passed) row.error_kind = "verify-failed";
     else if (row.error_kind === null && !verdict.passed) row.error_kind = "oracle-failed";
     if (row.resolved && diffAfter === diffBefore) Object.assign(row, { resolved: false, error_kind: "no-work-produced" });
+    // A cancel that lands during verify or the oracle makes them fail; that is not a verdict on the candidate.
+    if (input.signal?.aborted === true) Object.assign(row, { ok: false, resolved: false, error_kind: "cancelled", error_detail: "the sweep was cancelled before the cell finished" });
   } catch (error) {
     if (!isInfraError(error)) throw error;
     await revoke().catch(() => undefined);

@@ -17,6 +17,7 @@ import { buildCliGatewayEnv } from "@wfbench/litellm-gateway";
 import type { SessionSpec } from "./arms.js";
 import { buildClaudeArgv } from "./build-claude-argv.js";
 import { SANDBOX_CLAUDE, SANDBOX_SHELL_PREFIX, buildSandboxEnv } from "./build-sandbox-env.js";
+import { assertExecOnlyBinary } from "./stage-exec-only-binary.js";
 
 /** Everything one session needs from the cell. */
 export interface SessionContext {
@@ -24,6 +25,7 @@ export interface SessionContext {
   readonly homeHostPath: string;
   readonly tmpHostPath: string;
   readonly readOnlySkillRoots: readonly string[];
+  /** Host path of the CLI staged execute-only (stageExecOnlyBinary); a readable binary is refused. */
   readonly claudePath: string;
   readonly shellPrefixPath: string;
   readonly gatewaySocketPath: string;
@@ -65,6 +67,7 @@ export interface SessionRecord {
  * session writes to disk; only its stdout is evidence. Sandbox and evidence-library errors propagate to the cell.
  */
 export async function runSession(spec: SessionSpec, context: SessionContext): Promise<SessionRecord> {
+  await assertExecOnlyBinary(context.claudePath);
   const mounts: Mount[] = [
     { source: context.claudePath, target: SANDBOX_CLAUDE, mode: "ro" },
     { source: context.shellPrefixPath, target: SANDBOX_SHELL_PREFIX, mode: "ro" },
@@ -76,6 +79,9 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     CLAUDE_CODE_DISABLE_AUTO_MEMORY: "1",
     DISABLE_TELEMETRY: "1",
     DISABLE_ERROR_REPORTING: "1",
+    // 2.1.332 backgrounds `Bash run_in_background` and unflagged Task calls, then emits events (and a second result)
+    // after the first result, which the single-result evidence rule refuses; this keeps them in the foreground.
+    CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: "1",
   };
   const result = await runSandboxed(
     {

@@ -1,0 +1,37 @@
+import { constants } from "node:fs";
+import { chmod, copyFile, lstat } from "node:fs/promises";
+import { CellPipelineError } from "./errors.js";
+
+/** Mode of the staged CLI: execute for everyone, read for nobody. */
+export const EXEC_ONLY_MODE = 0o111;
+
+const READ_OR_WRITE_BITS = 0o666;
+
+/**
+ * Copies the Claude Code binary to `destination` (which must not exist) with mode 0111. Why: the kernel marks a
+ * process non-dumpable when it execs a file it cannot read, and a non-dumpable CLI denies the agent's own tool
+ * processes (same uid, same pid namespace) its /proc/<pid>/environ (the cell token), /proc/<pid>/mem and
+ * pidfd_getfd of its stdout — the evidence stream. Trusts `source` to be the verified CLI; refuses an existing target.
+ */
+export async function stageExecOnlyBinary(source: string, destination: string): Promise<string> {
+  await copyFile(source, destination, constants.COPYFILE_EXCL);
+  await chmod(destination, EXEC_ONLY_MODE);
+  await assertExecOnlyBinary(destination);
+  return destination;
+}
+
+/**
+ * Refuses a CLI binary the sandbox user could read or write (see stageExecOnlyBinary): a regular non-symlink file
+ * with no read or write bit and some execute bit.
+ * @throws {CellPipelineError} CELL_PIPELINE_INPUT_INVALID otherwise.
+ */
+export async function assertExecOnlyBinary(path: string): Promise<void> {
+  const stat = await lstat(path).catch(() => null);
+  if (stat === null || !stat.isFile()) throw new CellPipelineError("CELL_PIPELINE_INPUT_INVALID", `Claude Code binary ${path} is not a regular file`);
+  if ((stat.mode & READ_OR_WRITE_BITS) !== 0 || (stat.mode & 0o111) === 0) {
+    throw new CellPipelineError(
+      "CELL_PIPELINE_INPUT_INVALID",
+      `Claude Code binary ${path} has mode ${(stat.mode & 0o777).toString(8)}: stage it execute-only (0111) with stageExecOnlyBinary, or the agent can read the CLI's environment and memory`,
+    );
+  }
+}
