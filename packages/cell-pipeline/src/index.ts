@@ -9,6 +9,10 @@ export { MAX_SKILL_FINGERPRINT_BYTES, computeSkillFingerprint } from "./compute-
 export { MAX_PATCH_BYTES, diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, parseShortstat, readWorkspaceHead } from "./inspect-workspace.js";
 export type { Churn } from "./inspect-workspace.js";
 export { EXEC_ONLY_MODE, assertExecOnlyBinary, stageExecOnlyBinary } from "./stage-exec-only-binary.js";
+export { recordSessionEvidence } from "./record-session-evidence.js";
+export type { CapturedSession, EvidenceContext } from "./record-session-evidence.js";
+export { SNAPSHOT_LIMITS, checkPhaseWorkspace, snapshotWorkspace } from "./snapshot-workspace.js";
+export type { SnapshotLimits, WorkspaceSnapshot } from "./snapshot-workspace.js";
 export { runSession } from "./run-session.js";
 export type { SessionContext, SessionRecord } from "./run-session.js";
 export { summarizeSessions } from "./summarize-sessions.js";

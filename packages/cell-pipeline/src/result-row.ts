@@ -21,8 +21,9 @@ export interface ResultRow {
   transcript_missing: boolean;
   transcript_artifacts: TranscriptArtifactRecord[];
   evidence_diagnostics: string[];
-  gitnexus_tool_uses: number;
-  tool_use_counts: Record<string, number>;
+  /** null when any session's stream did not parse (or no session ran): not measured. */
+  gitnexus_tool_uses: number | null;
+  tool_use_counts: Record<string, number> | null;
   // Every request the cell's token made, from the gateway (subagents, retries and side calls included).
   wire_requests: number | null;
   wire_failed_requests: number | null;

@@ -9,10 +9,11 @@ import { digestTaskPrompt, type ResolvedSource, type SuiteSkills, type Task } fr
 import { buildArmSessions, listArmSkills, type Arm } from "./arms.js";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
-import { isCellPipelineError } from "./errors.js";
+import { CellPipelineError, isCellPipelineError } from "./errors.js";
 import { diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, readWorkspaceHead, type Churn } from "./inspect-workspace.js";
 import type { ResultRow } from "./result-row.js";
 import { runSession, type SessionRecord } from "./run-session.js";
+import { checkPhaseWorkspace, snapshotWorkspace } from "./snapshot-workspace.js";
 import { summarizeSessions } from "./summarize-sessions.js";
 
 /** The gateway as a cell sees it: one minted token per cell, revoked when the model is done, then summarised. */
@@ -125,8 +126,8 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     transcript_missing: false,
     transcript_artifacts: [],
     evidence_diagnostics: [],
-    gitnexus_tool_uses: 0,
-    tool_use_counts: {},
+    gitnexus_tool_uses: null,
+    tool_use_counts: null,
     wire_requests: null,
     wire_failed_requests: null,
     wire_input_tokens: null,
@@ -247,13 +248,24 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       const [planSpec] = specs;
       if (planSpec === undefined) throw new TypeError("workflow arm without a plan session");
       const before = await listPlanDocuments(workspace);
+      const snapshotBefore = await snapshotWorkspace(workspace);
+      if (!snapshotBefore.ok) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `before the plan session: ${snapshotBefore.error}`);
       const plan = await runSession(planSpec, context);
       sessions.push(plan);
       const after = await listPlanDocuments(workspace);
       const created = diffPlanDocuments(before.docs, after.docs);
+      const deleted = [...before.docs.keys()].filter((path) => !after.docs.has(path));
       planProduced = created.length === 1 && after.unsafe.length === 0;
       if (!planProduced) planFailure = after.unsafe.length > 0 ? `plan directory holds links or special files: ${after.unsafe.join(", ")}` : `expected exactly one plan document under docs/plans, found ${created.length}`;
-      if (plan.ok && planProduced) {
+      else if (deleted.length > 0) planFailure = `the plan session deleted plan document(s): ${deleted.slice(0, 8).join(", ")}`;
+      else {
+        // Reference §6.6: the plan session may write its one plan document (and new parent directories), nothing else.
+        const snapshotAfter = await snapshotWorkspace(workspace);
+        const boundary = snapshotAfter.ok ? checkPhaseWorkspace(snapshotBefore.value, snapshotAfter.value, created[0] ?? null) : { ok: false as const, error: `after the plan session: ${snapshotAfter.error}` };
+        if (!boundary.ok) planFailure = boundary.error;
+        else if ((await computeSkillFingerprint(workspace, evaluatedSkills).catch(() => "unreadable")) !== row.skill_digest) planFailure = "the evaluated skill files changed during the plan session";
+      }
+      if (plan.ok && planFailure === null) {
         const work = buildArmSessions(arm, task.prompt, input.skills, created[0])[1];
         if (work === undefined) throw new TypeError("workflow arm without a work session");
         sessions.push(await runSession(work, context));

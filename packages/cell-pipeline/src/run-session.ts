@@ -1,21 +1,9 @@
-import { relative } from "node:path";
 import { SANDBOX_GATEWAY_SOCKET, runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
-import {
-  classifyOutcome,
-  decideSessionEvidence,
-  isEvidenceError,
-  parseEvidenceBytes,
-  proveSkillUse,
-  redactTranscript,
-  summarizeUsage,
-  writeTranscriptArtifact,
-  type SessionErrorDetail,
-  type TokenUsage,
-  type TranscriptArtifactRecord,
-} from "@wfbench/stream-json-evidence";
+import type { SessionErrorDetail, TokenUsage, TranscriptArtifactRecord } from "@wfbench/stream-json-evidence";
 import { buildCliGatewayEnv } from "@wfbench/litellm-gateway";
 import type { SessionSpec } from "./arms.js";
 import { buildClaudeArgv } from "./build-claude-argv.js";
+import { recordSessionEvidence } from "./record-session-evidence.js";
 import { SANDBOX_CLAUDE, SANDBOX_SHELL_PREFIX, buildSandboxEnv } from "./build-sandbox-env.js";
 import { assertExecOnlyBinary } from "./stage-exec-only-binary.js";
 
@@ -55,8 +43,9 @@ export interface SessionRecord {
   readonly costUsd: number | null;
   readonly durationS: number | null;
   readonly numTurns: number | null;
-  readonly toolUseCounts: Readonly<Record<string, number>>;
-  readonly gitnexusToolUses: number;
+  /** null when the stream did not parse: not measured, never an empty tally. */
+  readonly toolUseCounts: Readonly<Record<string, number>> | null;
+  readonly gitnexusToolUses: number | null;
   readonly artifact: TranscriptArtifactRecord | null;
   readonly cancelled: boolean;
 }
@@ -95,51 +84,5 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     buildClaudeArgv({ model: context.model, effort: context.effort, disallowSkill: spec.disallowSkill }),
     { timeoutMs: context.timeoutMs, stdin: spec.prompt, maxStdoutBytes: 8 * 1024 * 1024, ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );
-  const parse = parseEvidenceBytes(result.stdout, { captureTruncated: result.stdoutOverflow });
-  const detail = result.setupError ?? (result.state === "exited" ? null : result.stderrTail.slice(-2000));
-  const outcome = classifyOutcome(parse, { exitCode: result.exitCode, state: result.state, detail });
-  const proof = parse.ok && spec.expectedSkill !== null ? proveSkillUse(parse.value, spec.expectedSkill) : null;
-  const contamination = parse.ok && spec.expectedSkill === null && context.contaminationSkill !== null ? proveSkillUse(parse.value, context.contaminationSkill) : null;
-  const usage = parse.ok ? summarizeUsage(parse.value, { wallTimeMs: result.durationMs }) : null;
-
-  const extra: string[] = [];
-  let artifact: TranscriptArtifactRecord | null = null;
-  const events = parse.ok ? parse.value : parse.partialEvents;
-  if (events !== null) {
-    const redacted = redactTranscript(events, { secrets: [...context.secrets] });
-    if (!redacted.ok) extra.push(`transcript not persisted: ${redacted.error.code}`);
-    else if (outcome.sessionId === null) extra.push("transcript not persisted: the stream carries no valid session id");
-    else {
-      try {
-        const written = await writeTranscriptArtifact(`${context.outDir}/transcripts`, { prefix: context.transcriptPrefix, sessionId: outcome.sessionId }, redacted.value);
-        artifact = { ...written, path: relative(context.outDir, written.path) };
-      } catch (error) {
-        if (!isEvidenceError(error)) throw error;
-        extra.push(`transcript not persisted: ${error.code}`);
-      }
-    }
-  } else {
-    extra.push("transcript not persisted: the stream did not parse");
-  }
-  if (contamination?.skillInvoked === true) extra.push(`baseline session invoked the evaluated skill ${contamination.expectedSkill}`);
-  const verdict = decideSessionEvidence({ outcome, proof, transcriptPersisted: artifact !== null, extraDiagnostics: extra });
-  const counts = proof ?? contamination;
-  return {
-    phase: spec.phase,
-    ok: verdict.ok,
-    errorKind: verdict.errorKind,
-    errorDetail: verdict.errorKind === "session-error" || verdict.errorKind === "cancelled" ? outcome.detail : verdict.errorKind === null ? null : verdict.diagnostics.join("; ") || verdict.errorKind,
-    skillInvoked: spec.expectedSkill === null ? (contamination?.skillInvoked ?? null) : verdict.skillInvoked,
-    transcriptMissing: verdict.transcriptMissing,
-    diagnostics: verdict.diagnostics,
-    sessionId: outcome.sessionId,
-    usage: usage?.usage ?? null,
-    costUsd: usage?.costUsd ?? null,
-    durationS: usage?.durationSeconds ?? result.durationMs / 1000,
-    numTurns: usage?.numTurns ?? null,
-    toolUseCounts: counts?.toolUseCounts ?? {},
-    gitnexusToolUses: counts?.gitnexusToolUses ?? 0,
-    artifact,
-    cancelled: result.state === "cancelled",
-  };
+  return recordSessionEvidence(spec, result, context);
 }

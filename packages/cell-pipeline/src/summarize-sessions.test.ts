@@ -36,6 +36,16 @@ describe("summarizeSessions", () => {
     expect(summarizeSessions([session({ costUsd: 0 })]).cost_usd).toBe(0);
   });
 
+  it("keeps tool tallies null when any session's stream was not measured, and counts gitnexus uses only when all were", () => {
+    const unmeasured = summarizeSessions([session({ gitnexusToolUses: 2 }), session({ toolUseCounts: null, gitnexusToolUses: null })]);
+    expect(unmeasured.tool_use_counts).toBeNull();
+    expect(unmeasured.gitnexus_tool_uses).toBeNull();
+    expect(summarizeSessions([]).tool_use_counts).toBeNull();
+    expect(summarizeSessions([]).gitnexus_tool_uses).toBeNull();
+    const measured = summarizeSessions([session({ toolUseCounts: {}, gitnexusToolUses: 0 }), session({ toolUseCounts: {}, gitnexusToolUses: 3 })]);
+    expect(measured).toMatchObject({ tool_use_counts: {}, gitnexus_tool_uses: 3 });
+  });
+
   it("takes the first error kind and detail; skill_invoked is false if any is false, else null if any is null", () => {
     const sums = summarizeSessions([session({ ok: false, errorKind: "skill-not-invoked", errorDetail: "x", skillInvoked: false }), session({ ok: false, errorKind: "session-error", skillInvoked: null })]);
     expect(sums).toMatchObject({ ok: false, error_kind: "skill-not-invoked", error_detail: "x", skill_invoked: false });

@@ -38,11 +38,13 @@ function round(value: number | null, digits: number): number | null {
  * Folds a cell's sessions into row fields (reference §4.2): tokens and turns summed, cost rounded to 4 decimals and
  * null if any session's cost is unmeasured, duration rounded to 0.1, ok only if every session was, the first error kind
  * and detail, skill_invoked false if any session is false, else null if any is null, else true. An unmeasured token
- * count stays null rather than becoming 0.
+ * count, tool tally or gitnexus count stays null rather than becoming 0 or {}.
  */
 export function summarizeSessions(sessions: readonly SessionRecord[]): SessionSums {
+  // One unmeasured session makes the cell's tally unmeasured: a partial sum would read as a full count.
+  const measured = sessions.length > 0 && sessions.every((s) => s.toolUseCounts !== null);
   const toolUseCounts: Record<string, number> = {};
-  for (const session of sessions) for (const [name, count] of Object.entries(session.toolUseCounts)) toolUseCounts[name] = (toolUseCounts[name] ?? 0) + count;
+  for (const session of sessions) for (const [name, count] of Object.entries(session.toolUseCounts ?? {})) toolUseCounts[name] = (toolUseCounts[name] ?? 0) + count;
   const skill = sessions.map((s) => s.skillInvoked);
   const firstKind = sessions.find((s) => s.errorKind !== null);
   return {
@@ -61,7 +63,7 @@ export function summarizeSessions(sessions: readonly SessionRecord[]): SessionSu
     transcript_missing: sessions.some((s) => s.transcriptMissing),
     transcript_artifacts: sessions.flatMap((s) => (s.artifact === null ? [] : [s.artifact])),
     evidence_diagnostics: sessions.flatMap((s) => s.diagnostics),
-    gitnexus_tool_uses: sessions.reduce((total, s) => total + s.gitnexusToolUses, 0),
-    tool_use_counts: toolUseCounts,
+    gitnexus_tool_uses: sumOrNull(sessions.map((s) => s.gitnexusToolUses)),
+    tool_use_counts: measured ? toolUseCounts : null,
   };
 }

@@ -21,6 +21,8 @@ export { proveSkillUse } from "./prove-skill-use.js";
 export type { SkillProof } from "./prove-skill-use.js";
 export { REDACTED, SENSITIVE_KEYS, createJsonRedactor, isSensitiveKey, redactJson, redactText, RedactionCollision } from "./redact-text.js";
 export { TRANSCRIPT_SOURCE, redactTranscript, sha256Hex } from "./redact-transcript.js";
+export { SALVAGE_TRUNCATED_TYPE, SALVAGE_UNPARSED_TYPE, salvageTranscript } from "./salvage-transcript.js";
+export type { SalvageTranscriptOptions, SalvagedTranscript } from "./salvage-transcript.js";
 export type { RedactTranscriptOptions, TranscriptArtifact } from "./redact-transcript.js";
 export { DEFAULT_MAX_BYTES, ProcessOutcomeSchema } from "./schema.js";
 export type { JsonObject, JsonValue, ProcessOutcome, StreamEvent } from "./schema.js";

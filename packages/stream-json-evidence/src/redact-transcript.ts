@@ -66,8 +66,8 @@ function isEventList(source: ParsedEvidenceStream | readonly StreamEvent[]): sou
   return Array.isArray(source);
 }
 
-// What we write must read back as the same number of objects; anything else is a bug here, not bad evidence.
-function assertCanonicalRoundTrip(bytes: Uint8Array, expected: number): void {
+/** What we write must read back as the same number of objects; anything else is a bug here, not bad evidence. */
+export function assertCanonicalRoundTrip(bytes: Uint8Array, expected: number): void {
   const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   const lines = text === "" ? [] : text.slice(0, -1).split("\n");
   const objects = lines.filter((line) => isJsonObject(JSON.parse(line) as unknown)).length;

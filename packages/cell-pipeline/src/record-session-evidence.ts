@@ -1,0 +1,106 @@
+import { relative } from "node:path";
+import {
+  classifyOutcome,
+  countToolUses,
+  decideSessionEvidence,
+  isEvidenceError,
+  parseEvidenceBytes,
+  proveSkillUse,
+  redactTranscript,
+  salvageTranscript,
+  summarizeUsage,
+  writeTranscriptArtifact,
+  type TranscriptArtifact,
+  type TranscriptArtifactRecord,
+} from "@wfbench/stream-json-evidence";
+import type { SessionSpec } from "./arms.js";
+import type { SessionRecord } from "./run-session.js";
+
+/** What the sandbox handed back for one session: the parent-captured stdout and how the process ended. */
+export interface CapturedSession {
+  readonly stdout: Buffer;
+  readonly stdoutOverflow: boolean;
+  readonly state: string;
+  readonly exitCode: number | null;
+  readonly stderrTail: string;
+  readonly setupError: string | null;
+  readonly durationMs: number;
+}
+
+/** Where and how a session's transcript is written. */
+export interface EvidenceContext {
+  readonly outDir: string;
+  readonly transcriptPrefix: string;
+  /** The work skill, proven absent on a baseline (a contamination check, never an error by itself). */
+  readonly contaminationSkill: string | null;
+  readonly secrets: readonly string[];
+}
+
+type Transcript = { readonly artifact: TranscriptArtifact; readonly sessionId: string | null; readonly note: string | null };
+
+/**
+ * Turns one session's parent-captured stdout into its row contribution. Trusts only those bytes and the process
+ * outcome. A stream that parsed (or a killed session's complete events) is kept as the redacted transcript; a stream
+ * the parser refused is still kept as a bounded, redacted salvage (never evidence: its skill proof, usage and tool
+ * counts stay null) so a failed cell keeps a record; the session's error kind is never changed by the salvage.
+ * @throws {EvidenceError} only for evidence-library bugs and bad options; a failed write becomes a diagnostic.
+ */
+export async function recordSessionEvidence(spec: SessionSpec, captured: CapturedSession, context: EvidenceContext): Promise<SessionRecord> {
+  const parse = parseEvidenceBytes(captured.stdout, { captureTruncated: captured.stdoutOverflow });
+  const detail = captured.setupError ?? (captured.state === "exited" ? null : captured.stderrTail.slice(-2000));
+  const outcome = classifyOutcome(parse, { exitCode: captured.exitCode, state: captured.state, detail });
+  const proof = parse.ok && spec.expectedSkill !== null ? proveSkillUse(parse.value, spec.expectedSkill) : null;
+  const contamination = parse.ok && spec.expectedSkill === null && context.contaminationSkill !== null ? proveSkillUse(parse.value, context.contaminationSkill) : null;
+  const usage = parse.ok ? summarizeUsage(parse.value, { wallTimeMs: captured.durationMs }) : null;
+  // Counted from the evidence window only; a refused stream was not measured, so its counts are null, never 0.
+  const counts = parse.ok ? countToolUses(parse.value.events) : null;
+
+  const extra: string[] = [];
+  let transcript: Transcript | null = null;
+  const events = parse.ok ? parse.value : parse.partialEvents;
+  if (events !== null) {
+    const redacted = redactTranscript(events, { secrets: [...context.secrets] });
+    if (redacted.ok) transcript = { artifact: redacted.value, sessionId: outcome.sessionId, note: null };
+    else extra.push(`transcript not persisted: ${redacted.error.code}`);
+  } else if (!parse.ok) {
+    const salvage = salvageTranscript(captured.stdout, { secrets: [...context.secrets] });
+    if (!salvage.ok) extra.push("transcript not persisted: the capture holds no event");
+    else {
+      const s = salvage.value;
+      const note = `transcript salvaged from a stream that did not parse (${parse.error.code}): ${s.keptLines} line(s) kept, ${s.unparsedLines} unparsed${s.truncated ? `, ${s.droppedLines} dropped at the byte bound` : ""}`;
+      transcript = { artifact: s, sessionId: s.sessionId, note };
+    }
+  }
+  let artifact: TranscriptArtifactRecord | null = null;
+  if (transcript !== null) {
+    try {
+      // A stream without a usable session id still gets a file; the phase keeps plan and work apart.
+      const written = await writeTranscriptArtifact(`${context.outDir}/transcripts`, { prefix: context.transcriptPrefix, sessionId: transcript.sessionId ?? `nosession-${spec.phase}` }, transcript.artifact);
+      artifact = { ...written, path: relative(context.outDir, written.path) };
+      if (transcript.note !== null) extra.push(transcript.note);
+    } catch (error) {
+      if (!isEvidenceError(error)) throw error;
+      extra.push(`transcript not persisted: ${error.code}`);
+    }
+  }
+  if (contamination?.skillInvoked === true) extra.push(`baseline session invoked the evaluated skill ${contamination.expectedSkill}`);
+  const verdict = decideSessionEvidence({ outcome, proof, transcriptPersisted: artifact !== null, extraDiagnostics: extra });
+  return {
+    phase: spec.phase,
+    ok: verdict.ok,
+    errorKind: verdict.errorKind,
+    errorDetail: verdict.errorKind === "session-error" || verdict.errorKind === "cancelled" ? outcome.detail : verdict.errorKind === null ? null : verdict.diagnostics.join("; ") || verdict.errorKind,
+    skillInvoked: spec.expectedSkill === null ? (contamination?.skillInvoked ?? null) : verdict.skillInvoked,
+    transcriptMissing: verdict.transcriptMissing,
+    diagnostics: verdict.diagnostics,
+    sessionId: outcome.sessionId,
+    usage: usage?.usage ?? null,
+    costUsd: usage?.costUsd ?? null,
+    durationS: usage?.durationSeconds ?? captured.durationMs / 1000,
+    numTurns: usage?.numTurns ?? null,
+    toolUseCounts: counts?.toolUseCounts ?? null,
+    gitnexusToolUses: counts?.gitnexusToolUses ?? null,
+    artifact,
+    cancelled: captured.state === "cancelled",
+  };
+}
