@@ -42,6 +42,9 @@ describe("buildBwrapArgv", () => {
       expect(indexOfGroup(argv, "--cap-drop", "ALL")).toBeGreaterThan(-1);
       expect(argv).not.toContain("--share-net");
     });
+    it("makes the command pid 1 itself, so no bwrap init (dumpable, holding stdio and --args) lives in the namespace", () => {
+      expect(argv).toContain("--as-pid-1");
+    });
     it("gives private tmpfs /tmp, /run and home, a fresh /proc and /dev, and no /sys", () => {
       expect(indexOfGroup(argv, "--tmpfs", "/tmp")).toBeGreaterThan(-1);
       expect(indexOfGroup(argv, "--tmpfs", "/run")).toBeGreaterThan(-1);

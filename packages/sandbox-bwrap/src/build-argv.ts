@@ -87,6 +87,10 @@ export function buildBwrapArgv(input: SandboxPolicyInput | SandboxPolicy, layout
   const argv: string[] = [
     "--unshare-all",
     "--unshare-user",
+    // Without this, bwrap's own init sits in the namespace as pid 1: dumpable, same uid as the command, holding the
+    // command's stdio and its parsed --args (every --setenv value) in memory — so any process inside could take the
+    // captured stdout (pidfd_getfd, /proc/1/mem) and read the secrets. As pid 1 the command is the only holder.
+    "--as-pid-1",
     "--uid",
     String(SANDBOX_UID),
     "--gid",

@@ -35,7 +35,11 @@ export interface SandboxRunResult {
 
 /** Options shared by every backend's run. */
 export interface RunOptions {
-  /** Wall-clock limit; on expiry the command gets SIGTERM, then everything is killed after `graceMs`. */
+  /**
+   * Wall-clock limit; on expiry the command gets SIGTERM, then everything is killed after `graceMs`. Under bwrap the
+   * command is pid 1 of its namespace, which the kernel spares SIGTERM unless it catches or ignores it: a command
+   * that leaves SIGTERM at its default is SIGKILLed at once instead (state `forced-kill`).
+   */
   readonly timeoutMs: number;
   /** Time between SIGTERM to the command and SIGKILL of the whole tree (default 5000). */
   readonly graceMs?: number;

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
-import { readdir, readFile, readlink } from "node:fs/promises";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { readFile, readlink } from "node:fs/promises";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BWRAP_FDS, assertRunBounds, buildBwrapArgv, buildBwrapCommandLine, encodeArgsFile, parseSandboxPolicy, type HostLayout } from "./build-argv.js";
@@ -65,7 +65,7 @@ function parseStatus(text: string): BwrapStatus {
   return status;
 }
 
-/** True while `pid` is still the running init of the sandbox's pid namespace (guards against pid reuse). */
+/** True while `pid` is still the running init (the command) of the sandbox's pid namespace (guards against pid reuse). */
 async function isSandboxInitAlive(pid: number, pidNamespace: number | null): Promise<boolean> {
   try {
     const link = await readlink(`/proc/${pid}/ns/pid`);
@@ -79,17 +79,25 @@ async function isSandboxInitAlive(pid: number, pidNamespace: number | null): Pro
   }
 }
 
-async function listChildren(pid: number): Promise<number[]> {
-  const pids: number[] = [];
+// Bit N-1 of the SigCgt/SigIgn masks in /proc/<pid>/status stands for signal N (SIGTERM = 15).
+const SIGTERM_BIT = 1n << 14n;
+const SIGNAL_MASK_LINE = /^(SigCgt|SigIgn):\s*([0-9a-f]+)$/gm;
+
+/**
+ * Whether SIGTERM can stop `pid` at all. The command is its namespace's init (`--as-pid-1`), and the kernel drops
+ * any signal an init has left at the default disposition unless it is SIGKILL/SIGSTOP from an ancestor namespace.
+ * A caught or ignored SIGTERM behaves as for any process; an unreadable status counts as not stoppable.
+ */
+function sigtermReachesInit(pid: number): boolean {
+  let status: string;
   try {
-    for (const tid of await readdir(`/proc/${pid}/task`)) {
-      const text = await readFile(`/proc/${pid}/task/${tid}/children`, "utf8").catch(() => "");
-      for (const part of text.split(/\s+/)) if (/^\d+$/.test(part)) pids.push(Number(part));
-    }
+    status = readFileSync(`/proc/${pid}/status`, "utf8");
   } catch {
-    // The init already exited: nothing left to signal.
+    return false;
   }
-  return pids;
+  let handled = 0n;
+  for (const match of status.matchAll(SIGNAL_MASK_LINE)) handled |= BigInt(`0x${match[2] ?? "0"}`);
+  return (handled & SIGTERM_BIT) !== 0n;
 }
 
 function safeKill(pid: number, signal: NodeJS.Signals): void {
@@ -193,12 +201,10 @@ export async function spawnBwrap(
     onStdout: options.onStdout,
     stopGracefully: () => {
       const { childPid } = status();
-      // Before the namespace init exists there is no command to ask politely.
+      // Before the command exists there is nothing to ask politely; a SIGTERM the kernel would drop is not asking.
       if (childPid === null) throw new Error("sandbox not started yet");
-      void listChildren(childPid).then((pids) => {
-        if (pids.length === 0) killGroup();
-        for (const pid of pids) safeKill(pid, "SIGTERM");
-      });
+      if (!sigtermReachesInit(childPid)) throw new Error("the command leaves SIGTERM at its default and is pid 1");
+      safeKill(childPid, "SIGTERM");
     },
     killHard: () => killGroup(),
   });
@@ -226,7 +232,7 @@ export async function spawnBwrap(
   // --die-with-parent makes the kernel tear the pid namespace down; confirm it rather than assume it.
   if (final.childPid !== null && (await waitForInitGone(final.childPid, final.pidNamespace)) === false) {
     state = "cleanup-failure";
-    setupError = `sandbox init ${final.childPid} survived the run`;
+    setupError = `sandbox pid 1 (the command, host pid ${final.childPid}) survived the run`;
   }
   if (outcome.stdioStuck && state === "exited") state = "cleanup-failure";
 

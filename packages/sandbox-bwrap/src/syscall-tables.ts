@@ -2,6 +2,8 @@
 export const DENIED_SYSCALLS = [
   "ptrace",
   "process_vm_writev",
+  "process_vm_readv",
+  "pidfd_getfd",
   "mount",
   "umount2",
   "pivot_root",
@@ -73,6 +75,7 @@ const X86_64: SyscallTable = {
     unshare: 272,
     perf_event_open: 298,
     setns: 308,
+    process_vm_readv: 310,
     process_vm_writev: 311,
     finit_module: 313,
     kexec_file_load: 320,
@@ -88,6 +91,7 @@ const X86_64: SyscallTable = {
     fsmount: 432,
     fspick: 433,
     clone3: 435,
+    pidfd_getfd: 438,
     mount_setattr: 442,
   },
 };
@@ -118,6 +122,7 @@ const AARCH64: SyscallTable = {
     swapoff: 225,
     perf_event_open: 241,
     setns: 268,
+    process_vm_readv: 270,
     process_vm_writev: 271,
     finit_module: 273,
     bpf: 280,
@@ -133,6 +138,7 @@ const AARCH64: SyscallTable = {
     fsmount: 432,
     fspick: 433,
     clone3: 435,
+    pidfd_getfd: 438,
     mount_setattr: 442,
   },
 };

@@ -1,17 +1,18 @@
 // Realistic escape attempts from inside the sandbox, run as the CI user (root on CI). Each test names the isolation
 // property it attacks; each would fail if that property were missing (see the controls inside the tests).
 import { execFile, spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
-import { runSandboxed } from "../src/index.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runSandboxed, type SandboxRunResult } from "../src/index.js";
 import { TEST_ENV, livePidsMatching, makeTempDir, skipBwrap, token } from "./helpers.js";
 
 const execFileAsync = promisify(execFile);
 const HARNESS = fileURLToPath(new URL("./fixtures/fd-leak/harness.mts", import.meta.url));
+const FORGE = fileURLToPath(new URL("./fixtures/pid1-forge", import.meta.url));
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -170,16 +171,20 @@ describe.skipIf(skipBwrap)("escape attempts from inside the sandbox (real bwrap)
     expect(readFileSync(join(ws, "other.txt"), "utf8")).toBe("ok\n");
   });
 
-  it("env and process view: init's environment is empty and only the sandbox's own processes are visible", async () => {
+  it("env and process view: no bwrap process inside, pid 1 is the command with exactly the policy's env, only the sandbox's own processes are visible", async () => {
     const r = await runSandboxed(
       { env: TEST_ENV },
-      sh("wc -c < /proc/1/environ; ls /proc | grep -c '^[0-9]'"),
+      sh("echo $$; cat /proc/[0-9]*/comm | grep -c bwrap; tr '\\0' '\\n' < /proc/1/environ | sort | tr '\\n' ' '; echo; ls /proc | grep -c '^[0-9]'"),
       { timeoutMs: 10_000 },
     );
-    const [environBytes, pidCount] = r.stdout.toString().trim().split("\n").map(Number);
-    expect(environBytes).toBe(0);
-    // init, sh, ls, grep (and nothing of the host's hundreds).
-    expect(pidCount).toBeLessThanOrEqual(5);
+    const [pid, bwraps, environ, pidCount] = r.stdout.toString().trim().split("\n");
+    expect(pid).toBe("1");
+    expect(bwraps).toBe("0");
+    // bwrap itself runs with an empty env outside; the command sees the allow-list (+ bwrap's PWD), nothing of the host's.
+    const expected = Object.entries({ ...TEST_ENV, PWD: "/home/agent" }).map(([k, v]) => `${k}=${v}`);
+    expect(environ?.trim().split(" ")).toEqual(expected.sort());
+    // sh, ls, grep (and nothing of the host's hundreds).
+    expect(Number(pidCount)).toBeLessThanOrEqual(4);
   });
 
   it("a double-forked, setsid'd daemon that ignores SIGTERM and SIGHUP does not survive the timeout", async () => {
@@ -204,5 +209,83 @@ describe.skipIf(skipBwrap)("escape attempts from inside the sandbox (real bwrap)
       left = livePidsMatching(marker);
     }
     expect(left).toEqual([]);
+  });
+});
+
+// The evidence is the command's stdout. The runner stages the Claude Code CLI execute-only, so the kernel makes it
+// non-dumpable and the agent's own processes (same uid, same pid namespace) cannot take its stdout or read its memory.
+// These tests model that: an execute-only copy of dash holds stdout and starts the "agent" (fixtures/pid1-forge), whose
+// own stdout is /dev/null, and which attacks whatever is pid 1 in the namespace. With bwrap's init as pid 1 (dumpable,
+// same uid, holding the same stdout and bwrap's parsed --args with every --setenv value) each route below succeeded.
+describe.skipIf(skipBwrap)("pid 1 of the sandbox cannot be used to forge the evidence (real bwrap)", () => {
+  const marker = `FORGED-${token()}`;
+  const secret = `wfb-secret-${token()}${token()}`;
+  let result: SandboxRunResult;
+  let report: Record<string, string> = {};
+  let dir: { path: string; cleanup: () => void };
+
+  beforeAll(async () => {
+    dir = makeTempDir("pid1");
+    const holder = join(dir.path, "holder");
+    const reports = join(dir.path, "reports");
+    mkdirSync(holder);
+    mkdirSync(reports, { mode: 0o777 });
+    chmodSync(reports, 0o777);
+    copyFileSync("/usr/bin/dash", join(holder, "sh"));
+    chmodSync(join(holder, "sh"), 0o111);
+    writeFileSync(join(reports, "needle"), secret);
+    result = await runSandboxed(
+      {
+        env: { ...TEST_ENV, WFBENCH_CELL_SECRET: secret },
+        mounts: [
+          { source: holder, target: "/opt/holder", mode: "ro" },
+          { source: FORGE, target: "/opt/forge", mode: "ro" },
+          { source: reports, target: "/opt/reports", mode: "rw" },
+        ],
+      },
+      ["/opt/holder/sh", "-c", `env -u WFBENCH_CELL_SECRET /usr/bin/python3 /opt/forge/forge.py ${marker} /opt/reports >/dev/null; echo holder-done`],
+      { timeoutMs: 15_000, stdin: "" },
+    );
+    const text = existsSync(join(reports, "report")) ? readFileSync(join(reports, "report"), "utf8") : "";
+    report = Object.fromEntries(text.trim().split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+  }, 30_000);
+  afterAll(() => dir.cleanup());
+
+  const context = (): string => `report ${JSON.stringify(report)}\nstdout ${JSON.stringify(result.stdout.toString())}\nstderr ${result.stderrTail.slice(-1500)}`;
+
+  it("the run completes untouched: stdout is exactly the holder's own output, no marker", () => {
+    expect(result.state, context()).toBe("exited");
+    expect(result.exitCode, context()).toBe(0);
+    expect(result.stdout.toString(), context()).toBe("holder-done\n");
+    expect(report["DONE"], context()).toBe("yes");
+  });
+
+  it("controls: the holder is non-dumpable (exec-only), while /proc/self/mem opens", () => {
+    expect(report["HOLDER_MEM"], context()).toBe("EACCES");
+    expect(report["SELF_MEM"], context()).toBe("open");
+  });
+
+  it("no bwrap process sits in the namespace: pid 1 is the command itself", () => {
+    expect(report["PID1_COMM"], context()).toBe("sh");
+    expect(report["HOLDER_IS_PID1"], context()).toBe("yes");
+  });
+
+  it("open(/proc/1/fd/1, O_WRONLY) fails", () => {
+    expect(report["PROC_FD"], context()).toMatch(/^E[A-Z]+$/);
+  });
+
+  it("pidfd_open(1) + pidfd_getfd(1) fails with EPERM (pidfd_getfd is denied by seccomp, even on oneself)", () => {
+    expect(report["PIDFD_OPEN"], context()).toBe("ok");
+    expect(report["PIDFD_GETFD"], context()).toBe("EPERM");
+    expect(report["SELF_PIDFD_GETFD"], context()).toBe("EPERM");
+  });
+
+  it("/proc/1/mem cannot be opened for writing (on x86_64 a write there injected code that printed the marker)", () => {
+    expect(report["PROC_MEM"], context()).toMatch(/^(EACCES|EPERM)$/);
+  });
+
+  it("pid 1's memory, which held every --setenv value, is unreadable through /proc/1/mem and process_vm_readv", () => {
+    expect(report["PID1_SECRET"], context()).toMatch(/^(EACCES|EPERM)$/);
+    expect(report["PROCESS_VM_READV"], context()).toBe("EPERM");
   });
 });

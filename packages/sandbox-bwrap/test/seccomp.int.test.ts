@@ -34,7 +34,7 @@ describe.skipIf(skipBwrap)("seccomp filter inside the sandbox (real bwrap)", () 
     });
     afterAll(() => dir.cleanup());
 
-    it.each(["ptrace", "keyctl", "io_uring_setup", "tiocsti", "tiocsti_high_word", "unshare_user", "clone_newuser", "mount"])("%s fails with EPERM", (op) => {
+    it.each(["ptrace", "keyctl", "io_uring_setup", "tiocsti", "tiocsti_high_word", "unshare_user", "clone_newuser", "mount", "pidfd_getfd", "process_vm_readv"])("%s fails with EPERM", (op) => {
       expect(results[op]).toBe("EPERM");
     });
     // Without the filter these answer (x32 getpid: ENOSYS on kernels without the x32 ABI; int 0x80 getpid: a pid).
@@ -51,8 +51,9 @@ describe.skipIf(skipBwrap)("seccomp filter inside the sandbox (real bwrap)", () 
     it("clone3 fails with ENOSYS so libc falls back to clone", () => {
       expect(results["clone3"]).toBe("ENOSYS");
     });
-    it("leaves ordinary calls alone: getpid, AF_INET and AF_UNIX sockets, TCGETS", () => {
+    it("leaves ordinary calls alone: getpid, pidfd_open (runtimes wait on children with it), AF_INET and AF_UNIX sockets, TCGETS", () => {
       expect(results["getpid"]).toBe("OK");
+      expect(results["pidfd_open"]).toBe("OK");
       expect(results["socket_inet"]).toBe("OK");
       expect(results["socket_unix"]).toBe("OK");
       // stdin is a socket, so the ioctl reaches the driver and fails there, not in the filter.
