@@ -14,7 +14,7 @@ export type { CapturedSession, EvidenceContext } from "./record-session-evidence
 export { SNAPSHOT_LIMITS, checkPhaseWorkspace, snapshotWorkspace } from "./snapshot-workspace.js";
 export type { SnapshotLimits, WorkspaceSnapshot } from "./snapshot-workspace.js";
 export { runSession } from "./run-session.js";
-export type { SessionContext, SessionRecord } from "./run-session.js";
+export type { SessionContext, SessionRecord, SessionSandbox } from "./run-session.js";
 export { summarizeSessions } from "./summarize-sessions.js";
 export type { SessionSums } from "./summarize-sessions.js";
 export { runCell } from "./run-cell.js";

@@ -12,7 +12,7 @@ import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
 import { CellPipelineError, isCellPipelineError } from "./errors.js";
 import { diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, readWorkspaceHead, type Churn } from "./inspect-workspace.js";
 import type { ResultRow } from "./result-row.js";
-import { runSession, type SessionRecord } from "./run-session.js";
+import { runSession, type SessionRecord, type SessionSandbox } from "./run-session.js";
 import { checkPhaseWorkspace, snapshotWorkspace } from "./snapshot-workspace.js";
 import { summarizeSessions } from "./summarize-sessions.js";
 
@@ -52,6 +52,8 @@ export interface RunCellInput {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
   readonly now?: () => Date;
+  /** The sandbox the model sessions run in (default `runSandboxed`); a test seam, never set by the runner. */
+  readonly sessionSandbox?: SessionSandbox;
 }
 
 const VERIFY_TAIL_CHARS = 4000;
@@ -66,6 +68,31 @@ function isInfraError(error: unknown): boolean {
 function describeError(error: unknown): string {
   const e = error as Error & { code?: unknown };
   return `${e.name}${typeof e.code === "string" ? `(${e.code})` : ""}: ${e.message}`.slice(0, MAX_DETAIL_CHARS);
+}
+
+/**
+ * What the sessions that finished before a harness failure measured (their transcripts are on disk): ids, transcript
+ * artifacts, usage and diagnostics, plus a note saying the cell is incomplete. The cell-level skill proof and tool
+ * tallies stay null (a session that never ran proves nothing), and `ok` / `error_kind` stay the infra-error's.
+ */
+function foldInterruptedSessions(sessions: readonly SessionRecord[], planned: number): Partial<ResultRow> {
+  const partial = summarizeSessions(sessions);
+  return {
+    input_tokens: partial.input_tokens,
+    cache_creation_input_tokens: partial.cache_creation_input_tokens,
+    cache_read_input_tokens: partial.cache_read_input_tokens,
+    output_tokens: partial.output_tokens,
+    cost_usd: partial.cost_usd,
+    duration_s: partial.duration_s,
+    num_turns: partial.num_turns,
+    session_ids: partial.session_ids,
+    transcript_missing: partial.transcript_missing,
+    transcript_artifacts: partial.transcript_artifacts,
+    evidence_diagnostics: [
+      ...partial.evidence_diagnostics,
+      `cell interrupted after ${sessions.length} of ${planned} session(s): usage, session ids and transcripts cover the finished session(s) only`,
+    ],
+  };
 }
 
 async function privateDir(path: string): Promise<string> {
@@ -177,6 +204,11 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     sanitized_graph_manifest_digest: null,
   };
   const row: Omit<ResultRow, "recorded_at"> = { ...base };
+  // Outside the try: a harness failure after a session finished must still report what that session measured.
+  const sessions: SessionRecord[] = [];
+  const plannedSessions = buildArmSessions(arm, task.prompt, input.skills).length;
+  let sessionsFolded = false;
+  let planMeasured: boolean | null = null;
   let cellRoot: string | null = null;
   let revoked = false;
   const revoke = async (): Promise<void> => {
@@ -222,7 +254,6 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     row.skill_digest = await computeSkillFingerprint(workspace, evaluatedSkills);
     const diffBefore = await digestWorkspaceDiff(workspace, baseSha, input.signal);
 
-    const sessions: SessionRecord[] = [];
     const context = {
       workspace,
       homeHostPath: home,
@@ -240,6 +271,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       contaminationSkill: input.skills.work,
       secrets,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
+      ...(input.sessionSandbox === undefined ? {} : { sandbox: input.sessionSandbox }),
     };
     let planProduced = true;
     let planFailure: string | null = null;
@@ -256,6 +288,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       const created = diffPlanDocuments(before.docs, after.docs);
       const deleted = [...before.docs.keys()].filter((path) => !after.docs.has(path));
       planProduced = created.length === 1 && after.unsafe.length === 0;
+      planMeasured = planProduced;
       if (!planProduced) planFailure = after.unsafe.length > 0 ? `plan directory holds links or special files: ${after.unsafe.join(", ")}` : `expected exactly one plan document under docs/plans, found ${created.length}`;
       else if (deleted.length > 0) planFailure = `the plan session deleted plan document(s): ${deleted.slice(0, 8).join(", ")}`;
       else {
@@ -277,6 +310,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
 
     const summary = summarizeSessions(sessions);
     Object.assign(row, summary, { plan_produced: planProduced });
+    sessionsFolded = true;
     if (sessions.some((s) => s.cancelled)) {
       Object.assign(row, { ok: false, error_kind: "cancelled" });
       return { ...row, recorded_at: now().toISOString() };
@@ -322,6 +356,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       error_detail: redactText(describeError(error), secrets),
       oracle_output: row.oracle_output === "" && isOracleError(error) ? ORACLE_OUTPUT.unavailable : row.oracle_output,
     });
+    if (!sessionsFolded && sessions.length > 0) Object.assign(row, foldInterruptedSessions(sessions, plannedSessions), planMeasured === null ? {} : { plan_produced: planMeasured });
   } finally {
     if (!revoked) await revoke().catch(() => undefined);
     if (cellRoot !== null) {

@@ -27,7 +27,12 @@ export interface SessionContext {
   readonly contaminationSkill: string | null;
   readonly secrets: readonly string[];
   readonly signal?: AbortSignal;
+  /** The sandbox the session runs in (default `runSandboxed`); only tests replace it, to fail or script a session. */
+  readonly sandbox?: SessionSandbox;
 }
+
+/** The shape of `runSandboxed`, as a session uses it. */
+export type SessionSandbox = typeof runSandboxed;
 
 /** What one session contributes to its row (reference §4.2, `sum_sessions` inputs). */
 export interface SessionRecord {
@@ -72,7 +77,8 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     // after the first result, which the single-result evidence rule refuses; this keeps them in the foreground.
     CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: "1",
   };
-  const result = await runSandboxed(
+  const sandbox = context.sandbox ?? runSandboxed;
+  const result = await sandbox(
     {
       workspace: { hostPath: context.workspace, mode: "rw", readOnlySubpaths: [...context.readOnlySkillRoots] },
       homeHostPath: context.homeHostPath,
