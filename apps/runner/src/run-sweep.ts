@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, writeFileAtomic, type SweepStatus } from "@wfbench/bench-report";
 import { computeSkillFingerprint, listArmSkills, renderShellPrefix, runCell, stageExecOnlyBinary, type Arm, type ResultRow } from "@wfbench/cell-pipeline";
-import { createHostGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
+import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { startGateway } from "@wfbench/litellm-gateway";
 import { captureOracle, type OracleSnapshot } from "@wfbench/oracle-snapshot";
 import { preflight } from "@wfbench/sandbox-bwrap";
@@ -100,12 +100,17 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   }
 
   const workDir = await mkdtemp(join(tmpdir(), "wfbench-run-"));
-  const git = createHostGitRunner();
-  const templates = createTemplateCache({ runner: git, parentDir: await mkdir(join(workDir, "templates"), { recursive: true }).then(() => join(workDir, "templates")) });
+  const templatesDir = join(workDir, "templates");
+  const sourcesDir = join(workDir, "sources");
+  await mkdir(templatesDir, { recursive: true });
+  // Every internal git call runs in the bwrap sandbox: no network, only the templates/sources dirs writable, and the
+  // tasks' own repositories read-only (bound only into the calls that name them).
+  const git = createSandboxedGitRunner({ writableRoots: [templatesDir, sourcesDir], readOnlyRoots: [...new Set(tasks.map((task) => task.repo))] });
+  const templates = createTemplateCache({ runner: git, parentDir: templatesDir });
   let model: Awaited<ReturnType<typeof startScriptedModel>> | null = null;
   let gateway: Awaited<ReturnType<typeof startGateway>> | null = null;
   try {
-    const resolver = createTaskSourceResolver({ git, workDir: join(workDir, "sources") });
+    const resolver = createTaskSourceResolver({ git, workDir: sourcesDir });
     const sources = new Map<string, ResolvedSource>();
     const prepared = new Map<string, Template>();
     const skills = [...new Set(options.arms.flatMap((arm) => listArmSkills(arm, suite.value.skills)))];
@@ -209,7 +214,6 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     await gateway?.close();
     await model?.close();
     await templates.dispose();
-    git.dispose();
     await rm(workDir, { recursive: true, force: true });
   }
 }

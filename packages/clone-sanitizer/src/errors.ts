@@ -18,11 +18,22 @@ export function isSanitizerError(value: unknown): value is SanitizerError {
   return typeof code === "string" && code.startsWith("SANITIZER_");
 }
 
-/** Git could not be started, ran past its deadline, or wrote more output than allowed. */
+/** Codes of GitInvocationError: git did not run to its own exit, for a reason outside the repository. */
+export type GitInvocationErrorCode =
+  | "SANITIZER_GIT_SPAWN_FAILED"
+  | "SANITIZER_GIT_TIMEOUT"
+  | "SANITIZER_GIT_OUTPUT_LIMIT"
+  | "SANITIZER_GIT_SANDBOX_FAILED"
+  | "SANITIZER_GIT_PATH_NOT_GRANTED";
+
+/**
+ * Git could not be started, ran past its deadline, wrote more output than allowed, its sandbox failed to start or be
+ * torn down, or it was asked to work in a directory the sandboxed runner does not grant.
+ */
 export class GitInvocationError extends SanitizerError {
   readonly argv: readonly string[];
   constructor(
-    code: "SANITIZER_GIT_SPAWN_FAILED" | "SANITIZER_GIT_TIMEOUT" | "SANITIZER_GIT_OUTPUT_LIMIT",
+    code: GitInvocationErrorCode,
     argv: readonly string[],
     message: string,
     options?: ErrorOptions,

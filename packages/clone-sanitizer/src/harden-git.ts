@@ -40,6 +40,16 @@ export const HARDENED_GIT_ENV: Readonly<Record<string, string>> = {
   LC_ALL: "C.UTF-8",
 };
 
+const FIXED_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+/**
+ * The complete environment of one git call, built from scratch: the caller's extra keys (commit dates, filter-driver
+ * overrides) first, then a fixed PATH, `home` as HOME, and HARDENED_GIT_ENV last so extras can never re-open config.
+ */
+export function buildHardenedGitEnv(home: string, extra: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  return { ...extra, PATH: FIXED_PATH, HOME: home, XDG_CONFIG_HOME: `${home}/.config`, ...HARDENED_GIT_ENV };
+}
+
 /** Prefix `args` (built by this package, never by a task) with the hardening overrides. */
 export function hardenGitArgv(args: readonly string[]): string[] {
   const prefix: string[] = [];

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GitInvocationError } from "./errors.js";
 import type { GitInvocation, GitOutcome, GitRunner } from "./git-runner.js";
-import { HARDENED_GIT_ENV } from "./harden-git.js";
+import { buildHardenedGitEnv } from "./harden-git.js";
 
 /** Default combined stdout+stderr ceiling for one git call. */
 export const DEFAULT_GIT_OUTPUT_LIMIT = 64 * 1024 * 1024;
@@ -21,8 +21,6 @@ export interface HostGitRunnerOptions {
 export interface HostGitRunner extends GitRunner {
   dispose(): void;
 }
-
-const FIXED_PATH = "/usr/local/bin:/usr/bin:/bin";
 
 /**
  * Runs git directly on the host with no shell, a from-scratch env, a private empty HOME, bounded time and output,
@@ -49,11 +47,6 @@ export function createHostGitRunner(options: HostGitRunnerOptions = {}): HostGit
   };
 }
 
-function buildEnv(home: string, extra: Readonly<Record<string, string>> | undefined): Record<string, string> {
-  // Hardening keys are applied last so a caller's env can add dates or identities but never re-open config.
-  return { ...extra, PATH: FIXED_PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...HARDENED_GIT_ENV };
-}
-
 function runHostGit(gitPath: string, home: string, invocation: GitInvocation): Promise<GitOutcome> {
   const limit = invocation.maxOutputBytes ?? DEFAULT_GIT_OUTPUT_LIMIT;
   const argv = invocation.argv;
@@ -64,7 +57,7 @@ function runHostGit(gitPath: string, home: string, invocation: GitInvocation): P
     let total = 0;
     const child = spawn(gitPath, argv, {
       cwd: invocation.cwd,
-      env: buildEnv(home, invocation.env),
+      env: buildHardenedGitEnv(home, invocation.env),
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
       shell: false,

@@ -10,12 +10,16 @@ export {
   AssetCaptureError,
   CleanupError,
 } from "./errors.js";
-export type { SanitizerErrorCode } from "./errors.js";
+export type { GitInvocationErrorCode, SanitizerErrorCode } from "./errors.js";
 export type { Result, DeclarationRejection } from "./result.js";
 export type { GitInvocation, GitOutcome, GitRunner } from "./git-runner.js";
-export { HARDENED_GIT_CONFIG, HARDENED_GIT_ENV, hardenGitArgv } from "./harden-git.js";
+export { HARDENED_GIT_CONFIG, HARDENED_GIT_ENV, buildHardenedGitEnv, hardenGitArgv } from "./harden-git.js";
 export { createHostGitRunner, DEFAULT_GIT_OUTPUT_LIMIT } from "./host-git-runner.js";
 export type { HostGitRunner, HostGitRunnerOptions } from "./host-git-runner.js";
+export { createSandboxedGitRunner } from "./sandboxed-git-runner.js";
+export type { SandboxedGitRunnerOptions } from "./sandboxed-git-runner.js";
+export { planGitBinds } from "./plan-git-binds.js";
+export type { GitBind, GitBindPlan, GitRoots } from "./plan-git-binds.js";
 export { runGit, DEFAULT_GIT_TIMEOUTS } from "./run-git.js";
 export type { GitContext, GitTimeouts, RunGitOptions } from "./run-git.js";
 export {
