@@ -28,7 +28,7 @@ function formatEvent(event: SweepEvent, cwd: string): string {
   const infra = row.error_kind === "infra-error" || row.error_kind === "cleanup-failure";
   const cost = infra || row.cost_usd === null ? "n/a" : `$${row.cost_usd.toFixed(4)}`;
   const took = infra || row.duration_s === null ? "n/a" : `${row.duration_s}s`;
-  const line = `[${row.task}][${row.arm}][run ${row.run}] resolved=${row.resolved ? "True" : "False"} quality=n/a in=${String(row.input_tokens)} out=${String(row.output_tokens)} cost=${cost} took=${took} error_kind=${row.error_kind ?? "none"} skill_invoked=${String(row.skill_invoked)} wire_requests=${String(row.wire_requests)}`;
+  const line = `[${row.task}][${row.arm}][run ${row.run}] resolved=${row.resolved ? "True" : "False"} quality=${typeof row["review_weighted_f1"] === "number" ? row["review_weighted_f1"].toFixed(3) : "n/a"} in=${String(row.input_tokens)} out=${String(row.output_tokens)} cost=${cost} took=${took} error_kind=${row.error_kind ?? "none"} skill_invoked=${String(row.skill_invoked)} wire_requests=${String(row.wire_requests)}`;
   if (row.error_detail === null || row.error_kind === null) return line;
   const detail = typeof row.error_detail === "string" ? row.error_detail : JSON.stringify(row.error_detail);
   return `${line}\n[${row.task}][${row.arm}][run ${row.run}] detail: ${redactText(detail, []).replace(/\n/gu, " \u23ce ").slice(0, 1200)}`;

@@ -4,13 +4,18 @@ import { checkModelName, parseArgs } from "./parse-args.js";
 const CONTEXT = { root: "/repo", cwd: "/repo/sub", now: new Date("2026-01-02T03:04:05.678Z") };
 
 describe("parseArgs", () => {
+  it("accepts the review arm on its own (it runs on review tasks only)", () => {
+    const parsed = parseArgs(["--arms", "review"], CONTEXT);
+    expect(parsed.ok && parsed.value.arms).toEqual(["review"]);
+  });
+
   it("defaults to the offline demo suite with every supported arm, 1 repeat, 1 worker, a timestamped out dir", () => {
     const result = parseArgs([], CONTEXT);
     expect(result.ok && result.value).toMatchObject({
       tasks: "/repo/tasks/demo.yaml",
       script: "/repo/tasks/demo/scripted-model.yaml",
       oracles: "/repo/oracles",
-      arms: ["workflow", "workflow_direct", "baseline"],
+      arms: ["workflow", "workflow_direct", "baseline", "review"],
       repeats: 1,
       workers: 1,
       model: "claude-sonnet-4-5",
@@ -32,7 +37,7 @@ describe("parseArgs", () => {
     [["--workers", "9"], "--workers", /between 1 and 8/],
     [["--repeats", "two"], "--repeats", /whole number/],
     [["--repeats"], "--repeats", /needs a value/],
-    [["--arms", "review"], "--arms", /not supported by this runner yet/],
+    [["--arms", "ce_review"], "--arms", /not supported by this runner yet/],
     [["--arms", "bogus"], "--arms", /unknown arm/],
     [["--arms", "baseline", "baseline"], "--arms", /twice/],
     [["--model", "claude-latest"], "--model", /pinned, versioned/],

@@ -2,14 +2,15 @@ import { chmod, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, writeFileAtomic, type SweepStatus } from "@wfbench/bench-report";
-import { computeSkillFingerprint, listArmSkills, renderShellPrefix, runCell, stageExecOnlyBinary, type Arm, type ResultRow } from "@wfbench/cell-pipeline";
+import { computeSkillFingerprint, isArmForTask, listArmSkills, renderShellPrefix, runCell, stageExecOnlyBinary, type Arm, type ResultRow } from "@wfbench/cell-pipeline";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { startGateway } from "@wfbench/litellm-gateway";
-import { captureOracle, type OracleSnapshot } from "@wfbench/oracle-snapshot";
+import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/oracle-snapshot";
+import { parseLabels } from "@wfbench/review-scoring";
 import { preflight } from "@wfbench/sandbox-bwrap";
 import { loadScript, resolveClaudeCli, startScriptedModel } from "@wfbench/scripted-model";
 import { redactText } from "@wfbench/stream-json-evidence";
-import { createTaskSourceResolver, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
+import { createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { RunnerError } from "./errors.js";
 import type { RunnerOptions } from "./parse-args.js";
 
@@ -86,6 +87,11 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field sandbox_copy/sandbox_dependencies is not supported by this runner yet: remove it`);
     }
   }
+  // Arms run only on their kind of task (review arms on review tasks); a selection with nothing to run is bad input.
+  const armsOf = (task: Task): readonly Arm[] => options.arms.filter((arm) => isArmForTask(arm, isReviewTask(task)));
+  if (tasks.every((task) => armsOf(task).length === 0)) {
+    throw badInput(`--arms ${options.arms.join(" ")}: no selected task takes these arms (review arms run on review tasks, the others on implementation tasks): add an arm for the suite's tasks`);
+  }
   const script = await loadScript(options.script);
   if (!script.ok) throw badInput(`--script: ${script.error.message}`);
   await preflight({});
@@ -97,6 +103,12 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     const captured = await captureOracle(task.oracle, options.oracles);
     if (!captured.ok) throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field ${captured.error.field}: ${captured.error.message} (oracle root ${options.oracles}; fix the file or pass --oracles)`);
     oracles.set(task.id, captured.value);
+    if (isReviewTask(task)) {
+      // Broken hidden labels are the harness's fault: refuse them before any paid work, not per cell.
+      const bytes = readReviewLabels(captured.value);
+      const labels = bytes.ok ? parseLabels(bytes.value) : null;
+      if (labels === null || !labels.ok) throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field oracle.files: hidden review labels refused (${labels === null ? "no review-labels.json target" : `${labels.error.code}: ${labels.error.message}`}): fix the labels file under ${options.oracles}`);
+    }
   }
 
   const workDir = await mkdtemp(join(tmpdir(), "wfbench-run-"));
@@ -113,8 +125,8 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     const resolver = createTaskSourceResolver({ git, workDir: sourcesDir });
     const sources = new Map<string, ResolvedSource>();
     const prepared = new Map<string, Template>();
-    const skills = [...new Set(options.arms.flatMap((arm) => listArmSkills(arm, suite.value.skills)))];
     for (const task of tasks) {
+      const skills = [...new Set(armsOf(task).flatMap((arm) => listArmSkills(arm, suite.value.skills)))];
       const source = await resolver.resolve(task);
       if (!source.ok) throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field ${source.error.field}: ${source.error.message}`);
       sources.set(task.id, source.value);
@@ -128,7 +140,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       try {
         await computeSkillFingerprint(template.value.path, skills);
       } catch (cause) {
-        throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field repo: the arms ${options.arms.join(", ")} need .claude/skills/{${skills.join(",")}} in the repository (${(cause as Error).message})`);
+        throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field repo: the arms ${armsOf(task).join(", ")} need .claude/skills/{${skills.join(",")}} in the repository (${(cause as Error).message})`);
       }
       prepared.set(task.id, template.value);
     }
@@ -151,7 +163,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     const resultsPath = join(options.out, "results.jsonl");
     const log = await openResultsLog(resultsPath, { redact: (line) => redactText(line, []) });
     const cells: { task: Task; arm: Arm; run: number }[] = [];
-    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of options.arms) cells.push({ task, arm, run });
+    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) cells.push({ task, arm, run });
     input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
 
     const rows: ResultRow[] = [];

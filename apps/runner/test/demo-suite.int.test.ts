@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { flattenReviewScore, isReviewOraclePassed, parseLabels, parseReviewOutput, scoreReview } from "@wfbench/review-scoring";
 import { resolveClaudeCli } from "@wfbench/scripted-model";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -28,6 +29,7 @@ interface Row {
   transcript_artifacts: { path: string; sha256: string; bytes: number; source: string }[];
 }
 interface ScriptTurn {
+  content: { type: string; name?: string; input?: Record<string, unknown> }[];
   usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
 }
 
@@ -41,6 +43,17 @@ function runMain(args: string[]): Promise<{ code: number | null; stdout: string;
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** The review-output.json bytes a scripted trajectory writes with its Write tool call. */
+function scriptedReview(name: string): Buffer {
+  const script = parse(readFileSync(join(ROOT, "tasks/demo/scripted-model.yaml"), "utf8")) as { trajectories: { name: string; turns: ScriptTurn[] }[] };
+  const write = script.trajectories
+    .find((t) => t.name === name)
+    ?.turns.flatMap((t) => t.content)
+    .find((c) => c.type === "tool_use" && c.name === "Write" && c.input?.["file_path"] === "/review-output/review-output.json");
+  expect(write, name).toBeDefined();
+  return Buffer.from(String(write?.input?.["content"]), "utf8");
 }
 
 /** The script's own totals for a trajectory: what the CLI's result event and the gateway must both report. */
@@ -80,8 +93,10 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       expect(result.stdout).toContain("report:");
 
       const rows = readFileSync(join(out, "results.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Row);
-      expect(rows.map((r) => r.arm)).toEqual(["workflow", "workflow_direct", "baseline"]);
+      // Implementation arms run on the implementation task, the review arm on the review task only (Appendix B).
+      expect(rows.map((r) => `${String(r["task"])}/${r.arm}`)).toEqual(["demo-clamp/workflow", "demo-clamp/workflow_direct", "demo-clamp/baseline", "demo-review-median/review"]);
       const byArm = Object.fromEntries(rows.map((r) => [r.arm, r])) as Record<string, Row>;
+      const implementation = rows.filter((r) => r["task"] === "demo-clamp");
 
       // Skill proof from the parent-captured stream: the workflow arms invoked their skills, the baseline did not.
       expect(byArm["workflow"]?.["skill_invoked"]).toBe(true);
@@ -90,7 +105,7 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       expect(byArm["workflow"]?.["plan_produced"]).toBe(true);
 
       // Verdicts as scripted: every arm passes the visible tests; only the baseline misses the hidden error case.
-      for (const row of rows) {
+      for (const row of implementation) {
         expect(row["ok"], row.arm).toBe(true);
         expect(row["authored_tests_passed"], row.arm).toBe(true);
         expect(row["authored_test_output"]).toMatch(/\[verify exited 0\]$/u);
@@ -104,6 +119,7 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
         workflow: ["demo-clamp-workflow-plan", "demo-clamp-workflow-work"],
         workflow_direct: ["demo-clamp-workflow-direct"],
         baseline: ["demo-clamp-baseline"],
+        review: ["demo-review-median"],
       };
       for (const [arm, names] of Object.entries(expected)) {
         const totals = scriptTotals(names);
@@ -126,10 +142,13 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       }
 
       // Digests and bindings.
-      const prompt = "Add a `clamp(value, min, max)` export to src/math.js that limits value to the range [min, max]. It must throw a RangeError when min > max.";
+      const prompts: Record<string, string> = {
+        "demo-clamp": "Add a `clamp(value, min, max)` export to src/math.js that limits value to the range [min, max]. It must throw a RangeError when min > max.",
+        "demo-review-median": "Review the local change that adds `median(values)` to src/math.js. Report only actionable defects introduced by the local diff.",
+      };
       const sha256 = (bytes: Buffer | string): string => createHash("sha256").update(bytes).digest("hex");
       for (const row of rows) {
-        expect(row["task_prompt_digest"]).toBe(sha256(prompt));
+        expect(row["task_prompt_digest"]).toBe(sha256(prompts[String(row["task"])] ?? ""));
         for (const field of ["oracle_digest", "oracle_command_digest", "oracle_manifest_digest"]) expect(row[field], field).toMatch(/^[0-9a-f]{64}$/u);
         expect(row["task_base_sha"]).toMatch(/^[0-9a-f]{40}$/u);
         expect(row["sanitized_task_sha"]).toBe(row["variant_head_sha"]);
@@ -146,6 +165,24 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       expect(byArm["workflow"]?.["skill_digest"]).not.toBe(byArm["workflow_direct"]?.["skill_digest"]);
       expect(byArm["baseline"]?.["skill_digest"]).toBeNull();
       expect(readFileSync(join(out, "demo-clamp-baseline-run0.patch"), "utf8")).toContain("+export function clamp(value, min, max) {");
+      for (const row of implementation) expect(Object.keys(row).filter((key) => key.startsWith("review_")), row.arm).toEqual([]);
+
+      // The review row: its score is exactly review-scoring's score of the scripted artifact against the hidden labels.
+      const written = scriptedReview("demo-review-median");
+      const review = parseReviewOutput(written);
+      const labels = parseLabels(readFileSync(join(ROOT, "oracles/demo/median.review.labels.json")));
+      if (!review.ok || !labels.ok) throw new Error("the scripted review and the demo labels must parse");
+      const score = scoreReview(review.value.verdict, review.value.findings, labels.value.findings);
+      const reviewRow = byArm["review"] as Row;
+      expect(reviewRow).toMatchObject({ ...flattenReviewScore(score), review_evidence_valid: true, skill_invoked: true, ok: true, authored_tests_passed: true });
+      expect(reviewRow).toMatchObject({ oracle_passed: isReviewOraclePassed(score), resolved: isReviewOraclePassed(score), oracle_output: "hidden review labels matched", error_kind: null });
+      expect(score).toMatchObject({ true_positives: 2, false_positives: 0, false_negatives: 0, verdict_correct: true });
+      expect(reviewRow["review_artifact"]).toBe("demo-review-median-review-run0.review.json");
+      expect(readFileSync(join(out, "demo-review-median-review-run0.review.json"))).toEqual(written);
+      expect(reviewRow["skill_digest"]).toMatch(/^[0-9a-f]{64}$/u);
+      expect(reviewRow["tool_use_counts"]).toEqual({ Skill: 1, Bash: 1, Read: 1, Write: 1 });
+      // The workspace is the setup's change, untouched by the read-only review session.
+      expect(readFileSync(join(out, "demo-review-median-review-run0.patch"), "utf8")).toContain("+  const sorted = values.sort();");
 
       const report = readFileSync(join(out, "report.md"), "utf8");
       expect(report).toContain("# wfbench workflow benchmark");
@@ -153,7 +190,10 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       expect(report).toMatch(/\| demo-clamp \| trivial \| workflow \| 1\/1 \| 27750 \| 3600 \| 14400 \| 538 \|/u);
       expect(report).toMatch(/\| demo-clamp \| trivial \| baseline \| 0\/1 \| 9400 \| 1700 \| 5100 \| 168 \| .* \| oracle-failed×1 \|/u);
       expect(report).toContain("| demo-clamp | trivial | **workflow_direct savings %** |");
-      expect(report).toContain("- Selected tasks (1): demo-clamp");
+      expect(report).toContain("- Selected tasks (2): demo-clamp, demo-review-median");
+      expect(report).toContain("## Review quality");
+      expect(report).toContain("| demo-review-median | review | 2.0 | 0.0 | 0.0 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 |");
+      expect(report).toMatch(/\| demo-review-median \| review-defect \| review \| 1\/1 \|/u);
     },
     90_000,
   );

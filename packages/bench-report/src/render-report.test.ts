@@ -48,6 +48,40 @@ function render(rows: Record<string, unknown>[], provenance: Partial<ReportProve
 }
 
 describe("renderReport", () => {
+  describe("the review quality table", () => {
+    const review = (run: number, over: Record<string, unknown>): Record<string, unknown> =>
+      row("review", run, {
+        task: "r1",
+        class: "review-defect",
+        review_evidence_valid: true,
+        review_true_positives: 1,
+        review_false_positives: 0,
+        review_false_negatives: 1,
+        review_precision: 1,
+        review_recall: 0.5,
+        review_blocker_recall: 1,
+        review_weighted_f1: 0.666667,
+        review_grounded_evidence: 1,
+        review_verdict_correct: true,
+        review_clean_control: false,
+        review_clean_pass: false,
+        ...over,
+      });
+
+    it("lists review cells only, with median counts (%.1f), min blocker recall and %.3f metrics, before the footers", () => {
+      const text = render([row("baseline", 0), review(0, { review_true_positives: 2, review_blocker_recall: 0.5 }), review(1, { review_true_positives: 1 }), review(2, { review_evidence_valid: false, error_kind: "review-evidence-invalid", review_true_positives: null })]);
+      expect(text).toContain("## Review quality\n\n| case | arm | TP | FP | FN | precision | recall | blocker recall | weighted F1 | grounding |\n|---|---|---|---|---|---|---|---|---|---|\n| r1 | review | 1.5 | 0.0 | 1.0 | 1.000 | 0.500 | 0.500 | 0.667 | 1.000 |\n");
+      expect(text).not.toMatch(/\| t1 \| baseline \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.n/a]+ \| [0-9.n/a]+ \| [0-9.n/a]+ \|$/mu);
+      expect(text.indexOf("## Review quality")).toBeLessThan(text.indexOf("run(s) hit session/infra errors"));
+    });
+
+    it("prints n/a for a metric that is null and leaves the table out without review cells", () => {
+      const text = render([review(0, { review_precision: null, review_weighted_f1: null })]);
+      expect(text).toContain("| r1 | review | 1.0 | 0.0 | 1.0 | n/a | 0.500 | 1.000 | n/a | 1.000 |");
+      expect(render([row("baseline", 0)])).not.toContain("## Review quality");
+    });
+  });
+
   describe("the main table", () => {
     it("renders medians per task × arm in first-seen order with the reference header", () => {
       const text = render([row("workflow_direct", 0, { input_tokens: 800, cost_usd: 0.02 }), row("workflow_direct", 1, { input_tokens: 1200, cost_usd: 0.04 }), row("baseline", 0)]);

@@ -74,6 +74,31 @@ function wireMedians(rows: readonly Record<string, unknown>[]): { values: (numbe
   return { values, cost: costs.length === 0 || costs.includes(null) ? null : computeMedian(costs as number[]) };
 }
 
+function metric3(value: unknown): string {
+  return typeof value === "number" && Number.isFinite(value) ? roundHalfEven(value, 3).toFixed(3) : "n/a";
+}
+
+function count1(value: unknown): string {
+  return typeof value === "number" && Number.isFinite(value) ? roundHalfEven(value, 1).toFixed(1) : "n/a";
+}
+
+/**
+ * The `## Review quality` table (reference §4.4 item 4): one line per task × arm whose aggregate carries
+ * `review_clean_control` (review cells with at least one valid scored row); counts are medians (%.1f), metrics %.3f.
+ */
+function renderReviewQuality(results: Readonly<Record<string, Readonly<Record<string, Aggregate>>>>): string[] {
+  const rows: string[] = [];
+  for (const [task, arms] of Object.entries(results)) {
+    for (const [arm, a] of Object.entries(arms)) {
+      if (!("review_clean_control" in a)) continue;
+      const cells = [task, arm, count1(a.review_true_positives), count1(a.review_false_positives), count1(a.review_false_negatives), metric3(a.review_precision), metric3(a.review_recall), metric3(a.review_blocker_recall), metric3(a.review_weighted_f1), metric3(a.review_grounded_evidence)];
+      rows.push(`| ${cells.join(" | ")} |`);
+    }
+  }
+  if (rows.length === 0) return [];
+  return ["## Review quality", "", "| case | arm | TP | FP | FN | precision | recall | blocker recall | weighted F1 | grounding |", "|---|---|---|---|---|---|---|---|---|---|", ...rows];
+}
+
 /**
  * Renders report.md (reference §4.4 layout) from results rows: main table of per task × arm medians from
  * @wfbench/promotion-gate's aggregation, savings rows against `baseline`, footers and run provenance, plus a table of
@@ -111,6 +136,9 @@ export function renderReport(rawRows: readonly Record<string, unknown>[], proven
     if (base !== undefined) for (const [arm, aggregate] of Object.entries(arms)) if (arm !== "baseline") lines.push(savingsRow(task, arm, base, aggregate));
   }
   lines.push("");
+  // Reference §4.4 order: the review quality table sits between the main table and the footers.
+  const reviewLines = renderReviewQuality(results);
+  if (reviewLines.length > 0) lines.push(...reviewLines, "");
   if (excluded > 0) lines.push(`${excluded} run(s) hit session/infra errors or had unverifiable evidence and were excluded from the medians.`, "");
   if (missing > 0) lines.push(`${missing} run(s) had no locatable session transcript.`, "");
   lines.push("Session ids of every run are in results.jsonl (`session_ids`), next to the transcript paths and digests.", "");

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { HEADLESS_VERIFY, buildArmSessions, isSupportedArm, listArmSkills } from "./arms.js";
+import { SANDBOX_REVIEW_OUTPUT_PATH, buildReviewPromptContract } from "@wfbench/review-scoring";
+import { HEADLESS_VERIFY, buildArmSessions, isArmForTask, isSupportedArm, listArmSkills } from "./arms.js";
 
-const SKILLS = { plan: "demo-plan", work: "demo-work" };
+const SKILLS = { plan: "demo-plan", work: "demo-work", review: "demo-review" };
 
 describe("buildArmSessions", () => {
   it("gives the baseline one session without the Skill tool and no expected skill", () => {
@@ -28,16 +29,40 @@ describe("buildArmSessions", () => {
   });
 });
 
+describe("review arm", () => {
+  it("gives one review-skill session without Edit, ending with the prompt contract that names the output path once", () => {
+    const [session, ...rest] = buildArmSessions("review", "Review the median change.", SKILLS);
+    expect(rest).toEqual([]);
+    expect(session).toMatchObject({ phase: "review", expectedSkill: "demo-review", disallowSkill: false, allowEdit: false });
+    expect(session?.prompt.startsWith("Use the demo-review skill to review the local uncommitted changes in this repository. Review the median change.")).toBe(true);
+    expect(session?.prompt).toContain("do not post to GitHub or anywhere external");
+    expect(session?.prompt.endsWith(buildReviewPromptContract())).toBe(true);
+    expect(session?.prompt.split(SANDBOX_REVIEW_OUTPUT_PATH).length).toBe(2);
+    expect(session?.prompt).not.toContain("/workspace/review-output.json");
+  });
+
+  it("runs review arms only on review tasks and implementation arms only on the others", () => {
+    expect(isArmForTask("review", true)).toBe(true);
+    expect(isArmForTask("review", false)).toBe(false);
+    for (const arm of ["workflow", "workflow_direct", "baseline"] as const) {
+      expect(isArmForTask(arm, false)).toBe(true);
+      expect(isArmForTask(arm, true)).toBe(false);
+    }
+  });
+});
+
 describe("listArmSkills / isSupportedArm", () => {
   it("maps arms to their evaluated skills (Appendix B)", () => {
     expect(listArmSkills("workflow", SKILLS)).toEqual(["demo-plan", "demo-work"]);
     expect(listArmSkills("workflow_direct", SKILLS)).toEqual(["demo-work"]);
     expect(listArmSkills("baseline", SKILLS)).toEqual([]);
+    expect(listArmSkills("review", SKILLS)).toEqual(["demo-review"]);
   });
 
   it("accepts only the arms this pipeline runs", () => {
     expect(isSupportedArm("workflow_direct")).toBe(true);
-    expect(isSupportedArm("review")).toBe(false);
+    expect(isSupportedArm("review")).toBe(true);
+    expect(isSupportedArm("ce_review")).toBe(false);
     expect(isSupportedArm("Baseline")).toBe(false);
   });
 });

@@ -1,11 +1,19 @@
+import { buildReviewPromptContract } from "@wfbench/review-scoring";
 import type { SuiteSkills } from "@wfbench/task-suite";
 
 /** The arms this pipeline can run (reference Appendix B); the others are refused by the caller. */
-export const SUPPORTED_ARMS = ["workflow", "workflow_direct", "baseline"] as const;
+export const SUPPORTED_ARMS = ["workflow", "workflow_direct", "baseline", "review"] as const;
 /** A supported arm. */
 export type Arm = (typeof SUPPORTED_ARMS)[number];
-/** The default arm order of the original runner. */
-export const DEFAULT_ARMS: readonly Arm[] = ["workflow", "workflow_direct", "baseline"];
+/**
+ * The default arm order: the original runner's `workflow workflow_direct baseline`, plus `review` so a suite that
+ * mixes implementation and review tasks runs both kinds without flags (each arm only runs on its kind of task).
+ */
+export const DEFAULT_ARMS: readonly Arm[] = ["workflow", "workflow_direct", "baseline", "review"];
+/** Arms that run on implementation tasks (Appendix B `IMPLEMENTATION_ARMS`, the supported ones). */
+export const IMPLEMENTATION_ARMS: readonly Arm[] = ["workflow", "workflow_direct", "baseline"];
+/** Arms that run on review tasks (tasks whose oracle stages `review-labels.json`). */
+export const REVIEW_ARMS: readonly Arm[] = ["review"];
 /** Every arm the original runner knows, so a request for one of them can be told "not yet" instead of "unknown". */
 export const KNOWN_ARMS = [
   "workflow",
@@ -30,12 +38,14 @@ export const HEADLESS_VERIFY =
 
 /** One headless session of an arm. */
 export interface SessionSpec {
-  readonly phase: "plan" | "work";
+  readonly phase: "plan" | "work" | "review";
   readonly prompt: string;
   /** The skill the session must invoke; null for baselines. */
   readonly expectedSkill: string | null;
   /** Whether the Skill tool is removed from the session. */
   readonly disallowSkill: boolean;
+  /** Whether the Edit tool is offered (false for review sessions, reference §6.4 `allow_edit`). */
+  readonly allowEdit: boolean;
 }
 
 /** True when `value` names a supported arm. */
@@ -43,10 +53,16 @@ export function isSupportedArm(value: string): value is Arm {
   return (SUPPORTED_ARMS as readonly string[]).includes(value);
 }
 
+/** True when the arm runs on this kind of task: review arms on review tasks, implementation arms on the others. */
+export function isArmForTask(arm: Arm, reviewTask: boolean): boolean {
+  return reviewTask ? REVIEW_ARMS.includes(arm) : IMPLEMENTATION_ARMS.includes(arm);
+}
+
 /** The evaluated skills of an arm (Appendix B `EVALUATED_ARM_SKILLS`); empty for baselines. */
 export function listArmSkills(arm: Arm, skills: SuiteSkills): readonly string[] {
   if (arm === "workflow") return [skills.plan, skills.work];
   if (arm === "workflow_direct") return [skills.work];
+  if (arm === "review") return [skills.review];
   return [];
 }
 
@@ -55,6 +71,17 @@ export function listArmSkills(arm: Arm, skills: SuiteSkills): readonly string[] 
  * the plan path, known only after the plan session; pass it once found. Trusts the task text as the same for every arm.
  */
 export function buildArmSessions(arm: Arm, task: string, skills: SuiteSkills, planPath?: string): readonly SessionSpec[] {
+  if (arm === "review") {
+    return [
+      {
+        phase: "review",
+        prompt: `Use the ${skills.review} skill to review the local uncommitted changes in this repository. ${task}\n\nHeadless run: nobody will answer questions. The workspace is read-only; do not post to GitHub or anywhere external.\n\n${buildReviewPromptContract()}`,
+        expectedSkill: skills.review,
+        disallowSkill: false,
+        allowEdit: false,
+      },
+    ];
+  }
   if (arm === "baseline") {
     return [
       {
@@ -62,6 +89,7 @@ export function buildArmSessions(arm: Arm, task: string, skills: SuiteSkills, pl
         prompt: `${task}\n\nImplement the change in this repository and verify it by running the relevant tests. Work autonomously: nobody will answer questions.`,
         expectedSkill: null,
         disallowSkill: true,
+        allowEdit: true,
       },
     ];
   }
@@ -70,6 +98,7 @@ export function buildArmSessions(arm: Arm, task: string, skills: SuiteSkills, pl
     prompt: `Use the ${skills.work} skill for: ${task}\n\nThe user declines a separate planning pass: execute in direct mode.\n\n${HEADLESS_VERIFY}`,
     expectedSkill: skills.work,
     disallowSkill: false,
+    allowEdit: true,
   };
   if (arm === "workflow_direct") return [direct];
   const plan: SessionSpec = {
@@ -77,12 +106,14 @@ export function buildArmSessions(arm: Arm, task: string, skills: SuiteSkills, pl
     prompt: `Use the ${skills.plan} skill for: ${task}\n\nHeadless run: nobody will answer questions, and the plan document under ${PLAN_DIR}/ is the deliverable.`,
     expectedSkill: skills.plan,
     disallowSkill: false,
+    allowEdit: true,
   };
   const work: SessionSpec = {
     phase: "work",
     prompt: `Use the ${skills.work} skill to execute the plan at ${planPath ?? `${PLAN_DIR}/<plan>`}. Report the Definition of Done status at the end.\n\n${HEADLESS_VERIFY}`,
     expectedSkill: skills.work,
     disallowSkill: false,
+    allowEdit: true,
   };
   return [plan, work];
 }

@@ -27,6 +27,14 @@ describe("buildClaudeArgv", () => {
     expect(argv.slice(-2)).toEqual(["--disallowedTools", "Skill"]);
   });
 
+  it("drops Edit (keeps Write) and grants the review-output directory for a review session", () => {
+    const argv = buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: false, allowEdit: false, addDirs: ["/review-output"] });
+    expect(valueAfter(argv, "--tools")).toBe("Read,Grep,Glob,Write,Bash,Skill");
+    expect(valueAfter(argv, "--allowedTools")).toBe("Read,Grep,Glob,Write,Bash,Skill");
+    expect(valueAfter(argv, "--add-dir")).toBe("/review-output");
+    expect(buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: false })).not.toContain("--add-dir");
+  });
+
   it("passes settings that disable hooks and bypass mode and keep the CLI's own sandbox off", () => {
     const settings = JSON.parse(buildClaudeSettings()) as Record<string, unknown>;
     expect(settings).toMatchObject({ disableAllHooks: true, sandbox: { enabled: false }, permissions: { disableBypassPermissionsMode: "disable" } });

@@ -23,6 +23,10 @@ export interface ClaudeArgvInput {
   readonly effort: string;
   /** Remove the Skill tool (baselines). */
   readonly disallowSkill: boolean;
+  /** Offer the Edit tool (false for review sessions; Write stays, for the review artifact). Default true. */
+  readonly allowEdit?: boolean;
+  /** Directories outside the workspace the session may write (`--add-dir`), e.g. `/review-output`. */
+  readonly addDirs?: readonly string[];
 }
 
 /**
@@ -31,7 +35,7 @@ export interface ClaudeArgvInput {
  * under HOME are never evidence. Trusts model and effort to be validated by the caller.
  */
 export function buildClaudeArgv(input: ClaudeArgvInput): string[] {
-  const tools = AGENT_TOOLS.filter((tool) => !(input.disallowSkill && tool === "Skill")).join(",");
+  const tools = AGENT_TOOLS.filter((tool) => !(input.disallowSkill && tool === "Skill") && !(input.allowEdit === false && tool === "Edit")).join(",");
   const argv = [
     SANDBOX_CLAUDE,
     "-p",
@@ -59,6 +63,8 @@ export function buildClaudeArgv(input: ClaudeArgvInput): string[] {
     input.effort,
     "--no-session-persistence",
   ];
+  // Without it the CLI's own permission layer refuses a Write outside the working directory in dontAsk mode.
+  for (const dir of input.addDirs ?? []) argv.push("--add-dir", dir);
   if (input.disallowSkill) argv.push("--disallowedTools", "Skill");
   return argv;
 }

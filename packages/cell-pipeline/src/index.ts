@@ -1,6 +1,6 @@
 export { CellPipelineError, isCellPipelineError } from "./errors.js";
 export type { CellPipelineErrorCode } from "./errors.js";
-export { DEFAULT_ARMS, HEADLESS_VERIFY, KNOWN_ARMS, PLAN_DIR, SUPPORTED_ARMS, buildArmSessions, isSupportedArm, listArmSkills } from "./arms.js";
+export { DEFAULT_ARMS, HEADLESS_VERIFY, IMPLEMENTATION_ARMS, KNOWN_ARMS, PLAN_DIR, REVIEW_ARMS, SUPPORTED_ARMS, buildArmSessions, isArmForTask, isSupportedArm, listArmSkills } from "./arms.js";
 export type { Arm, SessionSpec } from "./arms.js";
 export { SANDBOX_CLAUDE, SANDBOX_PATH, SANDBOX_SHELL_PREFIX, buildSandboxEnv, renderShellPrefix } from "./build-sandbox-env.js";
 export { AGENT_TOOLS, buildClaudeArgv, buildClaudeSettings } from "./build-claude-argv.js";
@@ -20,3 +20,5 @@ export type { SessionSums } from "./summarize-sessions.js";
 export { runCell } from "./run-cell.js";
 export type { CellGateway, RunCellInput } from "./run-cell.js";
 export type { ResultRow } from "./result-row.js";
+export { REVIEW_ORACLE_OUTPUT, copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
+export type { ReviewArtifactOutcome } from "./score-review-artifact.js";

@@ -7,8 +7,8 @@ import type { SessionSpec } from "./arms.js";
 import { recordSessionEvidence, type CapturedSession } from "./record-session-evidence.js";
 
 const TOKEN = "wfb-cell-token-7d1e0c9a";
-const work: SessionSpec = { phase: "work", prompt: "p", expectedSkill: "demo-work", disallowSkill: false };
-const baseline: SessionSpec = { phase: "work", prompt: "p", expectedSkill: null, disallowSkill: true };
+const work: SessionSpec = { phase: "work", prompt: "p", expectedSkill: "demo-work", disallowSkill: false, allowEdit: true };
+const baseline: SessionSpec = { phase: "work", prompt: "p", expectedSkill: null, disallowSkill: true, allowEdit: true };
 
 const init = { type: "system", subtype: "init", session_id: "sess-1", skills: ["demo-work"] };
 const skillCall = { type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Skill", input: { skill: "demo-work" } }] }, parent_tool_use_id: null, session_id: "sess-1" };

@@ -75,4 +75,13 @@ export interface ResultRow {
   sandbox_dependency_manifest_digest: string | null;
   sanitized_graph_snapshot_digest: string | null;
   sanitized_graph_manifest_digest: string | null;
+  // Review arms only (absent on implementation rows, so aggregation computes review metrics only for review cells).
+  /** The score dict, or null when the artifact was missing or invalid. */
+  review_score?: unknown;
+  /** True exactly when `review_score` is not null. */
+  review_evidence_valid?: boolean;
+  /** File name of the copied review json, or null when there was no regular file to copy. */
+  review_artifact?: string | null;
+  /** The flattened `review_<key>` score fields (@wfbench/review-scoring `flattenReviewScore`). */
+  [reviewField: `review_${string}`]: unknown;
 }

@@ -2,8 +2,9 @@ import { mkdir, mkdtemp, open } from "node:fs/promises";
 import { join } from "node:path";
 import { isSanitizerError, materializeCell, removeTree, type Template } from "@wfbench/clone-sanitizer";
 import type { CellUsageSummary } from "@wfbench/litellm-gateway";
-import { ORACLE_OUTPUT, createBwrapOracleRunner, isOracleError, runHiddenOracle, type OracleSnapshot } from "@wfbench/oracle-snapshot";
-import { isSandboxError, runSandboxed } from "@wfbench/sandbox-bwrap";
+import { ORACLE_OUTPUT, createBwrapOracleRunner, isOracleError, readReviewLabels, runHiddenOracle, type OracleSnapshot } from "@wfbench/oracle-snapshot";
+import { REVIEW_OUTPUT_ENV_VAR, SANDBOX_REVIEW_OUTPUT, SANDBOX_REVIEW_OUTPUT_PATH } from "@wfbench/review-scoring";
+import { isSandboxError, runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
 import { isEvidenceError, redactText } from "@wfbench/stream-json-evidence";
 import { digestTaskPrompt, type ResolvedSource, type SuiteSkills, type Task } from "@wfbench/task-suite";
 import { buildArmSessions, listArmSkills, type Arm } from "./arms.js";
@@ -13,6 +14,7 @@ import { CellPipelineError, isCellPipelineError } from "./errors.js";
 import { diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, readWorkspaceHead, type Churn } from "./inspect-workspace.js";
 import type { ResultRow } from "./result-row.js";
 import { runSession, type SessionRecord, type SessionSandbox } from "./run-session.js";
+import { copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
 import { checkPhaseWorkspace, snapshotWorkspace } from "./snapshot-workspace.js";
 import { summarizeSessions } from "./summarize-sessions.js";
 
@@ -100,9 +102,15 @@ async function privateDir(path: string): Promise<string> {
   return path;
 }
 
-async function runVerify(workspace: string, command: string, timeoutMs: number, signal?: AbortSignal): Promise<{ passed: boolean; output: string }> {
+/** The review artifact's in-sandbox path under both env names (WFBENCH_* and the original GITNEXUS_BENCH_* alias). */
+const REVIEW_OUTPUT_ENV = { [REVIEW_OUTPUT_ENV_VAR]: SANDBOX_REVIEW_OUTPUT_PATH, WFBENCH_REVIEW_OUTPUT: SANDBOX_REVIEW_OUTPUT_PATH };
+
+async function runVerify(workspace: string, command: string, timeoutMs: number, signal?: AbortSignal, reviewOutputDir?: string): Promise<{ passed: boolean; output: string }> {
+  // Review verify reads the artifact through a read-only mount of its directory (reference §6.2).
+  const mounts: Mount[] = reviewOutputDir === undefined ? [] : [{ source: reviewOutputDir, target: SANDBOX_REVIEW_OUTPUT, mode: "ro" }];
+  const env = reviewOutputDir === undefined ? buildSandboxEnv() : { ...buildSandboxEnv(), ...REVIEW_OUTPUT_ENV };
   const result = await runSandboxed(
-    { workspace: { hostPath: workspace, mode: "ro" }, env: buildSandboxEnv(), network: { mode: "none" } },
+    { workspace: { hostPath: workspace, mode: "ro" }, mounts, env, network: { mode: "none" } },
     ["/bin/sh", "-c", command],
     { timeoutMs, maxStdoutBytes: 1024 * 1024, ...(signal === undefined ? {} : { signal }) },
   );
@@ -275,6 +283,8 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     };
     let planProduced = true;
     let planFailure: string | null = null;
+    let reviewFailure: string | null = null;
+    let reviewDir: string | null = null;
     const specs = buildArmSessions(arm, task.prompt, input.skills);
     if (arm === "workflow") {
       const [planSpec] = specs;
@@ -303,6 +313,20 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
         if (work === undefined) throw new TypeError("workflow arm without a work session");
         sessions.push(await runSession(work, context));
       }
+    } else if (arm === "review") {
+      const [reviewSpec] = specs;
+      if (reviewSpec === undefined) throw new TypeError("review arm without a review session");
+      // Reference §5.1 review flow: exclusive mkdir (never pre-existing), and no file created in advance, so an absent
+      // artifact after the session means "never written".
+      reviewDir = join(privateRoot, "review-output");
+      await mkdir(reviewDir, { mode: 0o700 });
+      const snapshotBefore = await snapshotWorkspace(workspace);
+      if (!snapshotBefore.ok) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `before the review session: ${snapshotBefore.error}`);
+      sessions.push(await runSession(reviewSpec, { ...context, reviewOutputHostPath: reviewDir }));
+      // The review workspace must come back byte-identical (allowed artifact: none), skills included.
+      const snapshotAfter = await snapshotWorkspace(workspace);
+      const boundary = snapshotAfter.ok ? checkPhaseWorkspace(snapshotBefore.value, snapshotAfter.value, null) : { ok: false as const, error: `after the review session: ${snapshotAfter.error}` };
+      if (!boundary.ok) reviewFailure = `the review session changed the workspace: ${boundary.error}`;
     } else {
       for (const spec of specs) sessions.push(await runSession(spec, context));
     }
@@ -316,21 +340,36 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       return { ...row, recorded_at: now().toISOString() };
     }
     if (summary.ok && planFailure !== null) Object.assign(row, { ok: false, error_kind: "plan-evidence-invalid", error_detail: planFailure });
+    if (summary.ok && reviewFailure !== null) Object.assign(row, { ok: false, error_kind: "review-evidence-invalid", error_detail: reviewFailure });
     const skillsAfter = await computeSkillFingerprint(workspace, evaluatedSkills).catch(() => "unreadable");
     if (row.error_kind === null && skillsAfter !== row.skill_digest) {
-      Object.assign(row, { error_kind: "implementation-evidence-invalid", error_detail: "the evaluated skill files changed during the session" });
+      Object.assign(row, { error_kind: arm === "review" ? "review-evidence-invalid" : "implementation-evidence-invalid", error_detail: "the evaluated skill files changed during the session" });
     }
 
-    const verify = await runVerify(workspace, task.verify, input.timeoutMs, input.signal);
+    const verify = await runVerify(workspace, task.verify, input.timeoutMs, input.signal, reviewDir ?? undefined);
     const verifyOutput = redactText(verify.output, secrets);
     Object.assign(row, { authored_tests_passed: verify.passed, authored_test_output: verifyOutput, verify_output: verifyOutput });
-    const verdict = await runHiddenOracle(input.oracle, {
-      workspaceDir: workspace,
-      privateRoot,
-      runner: createBwrapOracleRunner({ env: buildSandboxEnv() }),
-      timeoutMs: input.timeoutMs,
-      ...(input.signal === undefined ? {} : { signal: input.signal }),
-    });
+    let verdict: { passed: boolean; output: string };
+    if (reviewDir !== null) {
+      // The review "oracle" is the scoring (reference §5.1): labels come from the snapshot captured before the sweep
+      // and are read only now, after the model exited; they never enter a sandbox the model can see.
+      const labels = readReviewLabels(input.oracle);
+      if (!labels.ok) throw new CellPipelineError("CELL_PIPELINE_REVIEW_LABELS_INVALID", labels.error.message);
+      const scored = scoreReviewArtifact(reviewDir, labels.value);
+      verdict = { passed: scored.oraclePassed, output: scored.oracleOutput };
+      Object.assign(row, scored.fields, { review_artifact: await copyReviewArtifact(reviewDir, input.outDir, `${label}.review.json`) });
+      // The first error kind and detail are kept; an unreadable artifact only sets them when nothing failed before.
+      if (scored.invalid !== null && row.error_kind === null) Object.assign(row, { error_kind: "review-evidence-invalid", error_detail: `review output invalid: ${redactText(scored.invalid, secrets)}` });
+      else if (scored.invalid !== null) row.evidence_diagnostics = [...row.evidence_diagnostics, `review output invalid: ${redactText(scored.invalid, secrets)}`];
+    } else {
+      verdict = await runHiddenOracle(input.oracle, {
+        workspaceDir: workspace,
+        privateRoot,
+        runner: createBwrapOracleRunner({ env: buildSandboxEnv() }),
+        timeoutMs: input.timeoutMs,
+        ...(input.signal === undefined ? {} : { signal: input.signal }),
+      });
+    }
     Object.assign(row, { oracle_passed: verdict.passed, oracle_output: verdict.output });
 
     const measured = await measureWorkspace(workspace, baseSha, input.signal);
@@ -342,7 +381,8 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     row.resolved = row.ok && row.error_kind === null && verify.passed && verdict.passed;
     if (row.error_kind === null && !verify.passed) row.error_kind = "verify-failed";
     else if (row.error_kind === null && !verdict.passed) row.error_kind = "oracle-failed";
-    if (row.resolved && diffAfter === diffBefore) Object.assign(row, { resolved: false, error_kind: "no-work-produced" });
+    // Only implementation arms owe a diff (Appendix B); a review is read-only by design.
+    if (arm !== "review" && row.resolved && diffAfter === diffBefore) Object.assign(row, { resolved: false, error_kind: "no-work-produced" });
     // A cancel that lands during verify or the oracle makes them fail; that is not a verdict on the candidate.
     if (input.signal?.aborted === true) Object.assign(row, { ok: false, resolved: false, error_kind: "cancelled", error_detail: "the sweep was cancelled before the cell finished" });
   } catch (error) {

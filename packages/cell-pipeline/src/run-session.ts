@@ -1,6 +1,7 @@
 import { SANDBOX_GATEWAY_SOCKET, runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
 import type { SessionErrorDetail, TokenUsage, TranscriptArtifactRecord } from "@wfbench/stream-json-evidence";
 import { buildCliGatewayEnv } from "@wfbench/litellm-gateway";
+import { SANDBOX_REVIEW_OUTPUT } from "@wfbench/review-scoring";
 import type { SessionSpec } from "./arms.js";
 import { buildClaudeArgv } from "./build-claude-argv.js";
 import { recordSessionEvidence } from "./record-session-evidence.js";
@@ -29,6 +30,11 @@ export interface SessionContext {
   readonly signal?: AbortSignal;
   /** The sandbox the session runs in (default `runSandboxed`); only tests replace it, to fail or script a session. */
   readonly sandbox?: SessionSandbox;
+  /**
+   * Review sessions only: the host directory bound writable at `/review-output` (reference §6.2: the directory, not the
+   * file, so the Write tool's temp-file-and-rename works). The workspace is then mounted read-only.
+   */
+  readonly reviewOutputHostPath?: string;
 }
 
 /** The shape of `runSandboxed`, as a session uses it. */
@@ -66,6 +72,11 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     { source: context.claudePath, target: SANDBOX_CLAUDE, mode: "ro" },
     { source: context.shellPrefixPath, target: SANDBOX_SHELL_PREFIX, mode: "ro" },
   ];
+  const review = spec.phase === "review";
+  if (review) {
+    if (context.reviewOutputHostPath === undefined) throw new TypeError("a review session needs its review-output directory");
+    mounts.push({ source: context.reviewOutputHostPath, target: SANDBOX_REVIEW_OUTPUT, mode: "rw" });
+  }
   const env = {
     ...buildSandboxEnv(),
     ...buildCliGatewayEnv({ model: context.model, token: context.token, socketPath: SANDBOX_GATEWAY_SOCKET }),
@@ -80,14 +91,14 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
   const sandbox = context.sandbox ?? runSandboxed;
   const result = await sandbox(
     {
-      workspace: { hostPath: context.workspace, mode: "rw", readOnlySubpaths: [...context.readOnlySkillRoots] },
+      workspace: { hostPath: context.workspace, mode: review ? "ro" : "rw", readOnlySubpaths: review ? [] : [...context.readOnlySkillRoots] },
       homeHostPath: context.homeHostPath,
       tmpHostPath: context.tmpHostPath,
       mounts,
       env,
       network: { mode: "gateway-socket", hostSocketPath: context.gatewaySocketPath },
     },
-    buildClaudeArgv({ model: context.model, effort: context.effort, disallowSkill: spec.disallowSkill }),
+    buildClaudeArgv({ model: context.model, effort: context.effort, disallowSkill: spec.disallowSkill, allowEdit: spec.allowEdit, addDirs: review ? [SANDBOX_REVIEW_OUTPUT] : [] }),
     { timeoutMs: context.timeoutMs, stdin: spec.prompt, maxStdoutBytes: 8 * 1024 * 1024, ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );
   return recordSessionEvidence(spec, result, context);

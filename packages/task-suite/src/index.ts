@@ -7,3 +7,4 @@ export type { LoadTaskSuiteOptions, Task, TaskSuite, TaskSuiteRefusal, TaskSuite
 export { PLAIN_SOURCE_COMMIT_ENV, createTaskSourceResolver } from "./resolve-task-source.js";
 export type { ResolveSourceResult, ResolvedSource, SourceRefusal, TaskSourceResolver, TaskSourceResolverOptions } from "./resolve-task-source.js";
 export { digestTaskPrompt } from "./digest-task-prompt.js";
+export { isReviewTask } from "./is-review-task.js";

@@ -21,7 +21,7 @@ describe("parseTaskSuite", () => {
       expect(task?.expensive).toBe(false);
       expect(task?.setup).toBeNull();
       expect(task?.oracle.files[0]?.target).toBe("x.oracle.test.mjs");
-      expect(result.value.skills).toEqual({ plan: "gitnexus-plan", work: "gitnexus-work" });
+      expect(result.value.skills).toEqual({ plan: "gitnexus-plan", work: "gitnexus-work", review: "gitnexus-review" });
     });
 
     it("takes the suite's skill names and leaves expensive tasks out unless asked", () => {

@@ -5,8 +5,8 @@ import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { SuiteFileSchema, TaskEntrySchema, type SuiteSkills } from "./schema.js";
 
-/** The skills a suite evaluates when it names none: the original harness's plan and work skills. */
-export const DEFAULT_SUITE_SKILLS: SuiteSkills = { plan: "gitnexus-plan", work: "gitnexus-work" };
+/** The skills a suite evaluates when it names none: the original harness's plan, work and review skills. */
+export const DEFAULT_SUITE_SKILLS: SuiteSkills = { plan: "gitnexus-plan", work: "gitnexus-work", review: "gitnexus-review" };
 
 /** One validated task; `repo` is absolute, optional fields carry their defaults. */
 export interface Task {
@@ -67,7 +67,7 @@ const FIXES: Readonly<Record<string, string>> = {
   sandbox_dependencies: "list mappings with exactly `source` and `target`, repo-relative, non-overlapping targets",
   oracle: "declare `oracle: {command: <hidden test command>, files: [{source: <path under oracles/>, target: <staged name>}]}`",
   tasks: "make the top level a mapping with a `tasks:` list of task mappings",
-  skills: "write `skills: {plan: <skill dir>, work: <skill dir>}` or drop the key",
+  skills: "write `skills: {plan: <skill dir>, work: <skill dir>, review: <skill dir>}` (review optional) or drop the key",
 };
 const HIDDEN_ASSET_ROOTS = [".gitnexus", "eval/workflow_bench"];
 const ALLOWED_HARNESS_ASSETS = "eval/workflow_bench/review_cases/";
@@ -191,7 +191,7 @@ export function parseTaskSuite(text: string, file: string, baseDir: string, opti
     ok: true,
     value: {
       file,
-      skills: top.data.skills ?? DEFAULT_SUITE_SKILLS,
+      skills: top.data.skills === undefined ? DEFAULT_SUITE_SKILLS : { ...top.data.skills, review: top.data.skills.review ?? DEFAULT_SUITE_SKILLS.review },
       tasks,
       selected,
       skippedExpensive: tasks.filter((task) => !selected.includes(task)).map((task) => task.id),

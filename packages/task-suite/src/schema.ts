@@ -39,13 +39,18 @@ export const TaskEntrySchema = z.strictObject({
 /** A task entry as written in the file (oracle still raw). */
 export type TaskEntry = z.infer<typeof TaskEntrySchema>;
 
-/** Names of the plan and work skills the workflow arms must invoke. */
+/** Names of the plan and work skills the workflow arms must invoke, and of the review skill the review arm must invoke. */
 export const SuiteSkillsSchema = z.strictObject({
   plan: z.string().regex(SKILL_NAME_PATTERN, "must be a skill directory name"),
   work: z.string().regex(SKILL_NAME_PATTERN, "must be a skill directory name"),
+  review: z.string().regex(SKILL_NAME_PATTERN, "must be a skill directory name").optional(),
 });
-/** The evaluated skills of a suite. */
-export type SuiteSkills = z.infer<typeof SuiteSkillsSchema>;
+/** The evaluated skills of a suite (the review skill defaults to the original's `gitnexus-review`). */
+export interface SuiteSkills {
+  readonly plan: string;
+  readonly work: string;
+  readonly review: string;
+}
 
 /** The top level of a suite file: a mapping with a `tasks` list and optionally the evaluated skill names. */
 export const SuiteFileSchema = z.strictObject({
