@@ -74,6 +74,9 @@ async function main(): Promise<number> {
         `  results: ${show(summary.resultsPath)}`,
         `  report:  ${show(summary.reportPath)}`,
         `  transcripts, patches, gateway-usage.jsonl: ${show(join(summary.outDir, "."))}/`,
+        ...(summary.promotion === null
+          ? []
+          : [`  promotion: ${show(summary.promotion.path)} (${summary.promotion.decisions.map((d) => `${d.candidateArm}: ${d.decision}`).join(", ")})`]),
         "",
       ].join("\n"),
     );

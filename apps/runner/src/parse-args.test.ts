@@ -46,12 +46,38 @@ describe("parseArgs", () => {
     [["--timeout", "-1"], "--timeout", /whole number/],
     [["--frobnicate"], "--frobnicate", /unknown argument/],
     [["--out", "a", "--out", "b"], "--out", /twice/],
+    [["--arms", "workflow_direct", "candidate_workflow_direct"], "--arms", /need --candidate-overlay/],
+    [["--candidate-overlay", "o", "--arms", "candidate_workflow_direct"], "--arms", /needs its incumbent workflow_direct/],
+    [["--candidate-overlay", "o", "--arms", "workflow", "baseline"], "--candidate-overlay", /at least one candidate_\* arm/],
+    [["--promotion-metric", "vibes"], "--promotion-metric", /not one of/],
+    [["--promotion-min-runs", "0"], "--promotion-min-runs", /between 1 and 100/],
+    [["--promotion-min-improvement", "-5"], "--promotion-min-improvement", /non-negative number/],
+    [["--promotion-max-task-regression", "lots"], "--promotion-max-task-regression", /non-negative number/],
   ])("refuses %j naming the flag and the fix", (argv, flag, message) => {
     const result = parseArgs(argv, CONTEXT);
     expect(result.ok).toBe(false);
     expect(!result.ok && result.error.flag).toBe(flag);
     expect(!result.ok && result.error.message).toMatch(message);
     expect(!result.ok && result.error.message).toContain(flag.startsWith("--") ? flag.replace(/=.*/u, "") : flag);
+  });
+});
+
+describe("parseArgs candidate flags", () => {
+  it("keeps the no-flag demo free of candidate arms and uses the reference's promotion defaults", () => {
+    const result = parseArgs([], CONTEXT);
+    expect(result.ok && result.value).toMatchObject({ candidateOverlay: null, armsExplicit: false, promotion: { metric: "cost_usd", minRuns: 3, minImprovementPct: 5, maxTaskRegressionPct: 20 } });
+  });
+
+  it("with an overlay and no --arms leaves the arm list to the overlay; explicit pairs and thresholds are kept", () => {
+    const derived = parseArgs(["--candidate-overlay", "ov"], CONTEXT);
+    expect(derived.ok && derived.value).toMatchObject({ candidateOverlay: "/repo/sub/ov", arms: [], armsExplicit: false });
+    const explicit = parseArgs(["--candidate-overlay=/abs/ov", "--arms", "workflow_direct", "candidate_workflow_direct", "--promotion-metric", "output_tokens", "--promotion-min-runs", "5", "--promotion-min-improvement", "2.5", "--promotion-max-task-regression", "10"], CONTEXT);
+    expect(explicit.ok && explicit.value).toMatchObject({
+      candidateOverlay: "/abs/ov",
+      arms: ["workflow_direct", "candidate_workflow_direct"],
+      armsExplicit: true,
+      promotion: { metric: "output_tokens", minRuns: 5, minImprovementPct: 2.5, maxTaskRegressionPct: 10 },
+    });
   });
 });
 

@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve } from "node:path";
-import { DEFAULT_ARMS, KNOWN_ARMS, SUPPORTED_ARMS, isSupportedArm, type Arm } from "@wfbench/cell-pipeline";
+import { CANDIDATE_ARM_INCUMBENTS, DEFAULT_ARMS, KNOWN_ARMS, SUPPORTED_ARMS, isCandidateArm, isSupportedArm, type Arm } from "@wfbench/cell-pipeline";
+import { PROMOTION_METRICS, type PromotionMetric } from "@wfbench/promotion-gate";
 
 /** Effort levels the CLI accepts (reference §2.1). */
 export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
@@ -22,6 +23,17 @@ export interface RunnerOptions {
   readonly script: string;
   readonly oracles: string;
   readonly includeExpensive: boolean;
+  /** True when --arms was given; with an overlay and no --arms the sweep runs exactly the overlay's required arms. */
+  readonly armsExplicit: boolean;
+  /** `--candidate-overlay`: the overlay directory for candidate arms, or null. */
+  readonly candidateOverlay: string | null;
+  /** The implementation gate's thresholds (reference §2.1 `--promotion-*`). */
+  readonly promotion: {
+    readonly metric: PromotionMetric;
+    readonly minRuns: number;
+    readonly minImprovementPct: number;
+    readonly maxTaskRegressionPct: number;
+  };
 }
 
 /** A refused command line: the flag and how to fix it. */
@@ -58,12 +70,24 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --script <file>       scripted-model trajectories (default: tasks/demo/scripted-model.yaml)
   --oracles <dir>       hidden oracle root (default: oracles/)
   --include-expensive   include tasks marked expensive: true
+  --candidate-overlay <dir>   skill overlay (.claude/skills/<skill>/*.md) for the candidate_* arms; without --arms the
+                        sweep runs exactly the pairs it requires (a work overlay: workflow candidate_workflow
+                        workflow_direct candidate_workflow_direct) and writes promotion.json
+  --promotion-metric <m>      ${PROMOTION_METRICS.join(" | ")} (default cost_usd)
+  --promotion-min-runs <n>    valid paired runs per task the gate needs, 1..100 (default 3)
+  --promotion-min-improvement <pct>      median efficiency gain to promote (default 5.0)
+  --promotion-max-task-regression <pct>  largest per-task efficiency regression (default 20.0)
   --help                this text
 
 Exit codes: 0 ok, 1 outage or unusable arm, 2 bad usage or input, 130 cancelled.`;
 
 function timestamp(now: Date): string {
   return now.toISOString().replace(/[-:]/gu, "").replace(/\.\d+Z$/u, "Z");
+}
+
+function parseDecimal(flag: string, raw: string, fix: string): number | UsageError {
+  if (!/^\d+(?:\.\d+)?$/u.test(raw)) return { flag, message: `${flag} needs a non-negative number (percent), got ${JSON.stringify(raw)}: ${fix}` };
+  return Number(raw);
 }
 
 function parseInteger(flag: string, raw: string | undefined, min: number, max: number, fix: string): number | UsageError {
@@ -89,7 +113,10 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   let help = false;
   let includeExpensive = false;
   const takesList = new Set(["--arms"]);
-  const known = new Set(["--tasks", "--arms", "--repeats", "--runs", "--out", "--workers", "--model", "--effort", "--timeout", "--script", "--oracles"]);
+  const known = new Set([
+    "--tasks", "--arms", "--repeats", "--runs", "--out", "--workers", "--model", "--effort", "--timeout", "--script", "--oracles",
+    "--candidate-overlay", "--promotion-metric", "--promotion-min-runs", "--promotion-min-improvement", "--promotion-max-task-regression",
+  ]);
   for (let i = 0; i < argv.length; i += 1) {
     let arg = argv[i] as string;
     let inline: string | undefined;
@@ -125,7 +152,9 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   };
 
   const arms: Arm[] = [];
-  for (const arm of values["--arms"] ?? DEFAULT_ARMS) {
+  // With an overlay and no --arms, the sweep derives the arms from the overlay (it must be read first).
+  const requested = values["--arms"] ?? (values["--candidate-overlay"] === undefined ? DEFAULT_ARMS : []);
+  for (const arm of requested) {
     if (!isSupportedArm(arm)) {
       const knownArm = (KNOWN_ARMS as readonly string[]).includes(arm);
       return {
@@ -136,6 +165,24 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
     if (arms.includes(arm)) return { ok: false, error: { flag: "--arms", message: `--arms: arm ${arm} listed twice: list each arm once` } };
     arms.push(arm);
   }
+  const candidateOverlay = one("--candidate-overlay") === undefined ? null : path("--candidate-overlay", "");
+  const armsExplicit = values["--arms"] !== undefined;
+  const candidates = arms.filter(isCandidateArm);
+  // Reference §2.1: candidate arms need an overlay, an overlay needs a candidate arm, each candidate its incumbent.
+  if (candidates.length > 0 && candidateOverlay === null) return { ok: false, error: { flag: "--arms", message: `--arms: ${candidates.join(", ")} need --candidate-overlay <dir>: pass the overlay or drop the candidate arms` } };
+  if (candidateOverlay !== null && armsExplicit && candidates.length === 0) return { ok: false, error: { flag: "--candidate-overlay", message: "--candidate-overlay needs at least one candidate_* arm in --arms: add them or omit --arms to run the overlay's required arms" } };
+  for (const candidate of candidates) {
+    const incumbent = CANDIDATE_ARM_INCUMBENTS[candidate];
+    if (!arms.includes(incumbent)) return { ok: false, error: { flag: "--arms", message: `--arms: ${candidate} needs its incumbent ${incumbent} in --arms: list ${incumbent} before it` } };
+  }
+  const metric = one("--promotion-metric") ?? "cost_usd";
+  if (!(PROMOTION_METRICS as readonly string[]).includes(metric)) return { ok: false, error: { flag: "--promotion-metric", message: `--promotion-metric ${JSON.stringify(metric)} is not one of ${PROMOTION_METRICS.join(", ")}` } };
+  const minRuns = parseInteger("--promotion-min-runs", one("--promotion-min-runs") ?? "3", 1, 100, "pass --promotion-min-runs 1 or more");
+  if (typeof minRuns !== "number") return { ok: false, error: minRuns };
+  const minImprovementPct = parseDecimal("--promotion-min-improvement", one("--promotion-min-improvement") ?? "5.0", "e.g. --promotion-min-improvement 5");
+  if (typeof minImprovementPct !== "number") return { ok: false, error: minImprovementPct };
+  const maxTaskRegressionPct = parseDecimal("--promotion-max-task-regression", one("--promotion-max-task-regression") ?? "20.0", "e.g. --promotion-max-task-regression 20");
+  if (typeof maxTaskRegressionPct !== "number") return { ok: false, error: maxTaskRegressionPct };
   const repeats = parseInteger("--repeats", one("--repeats") ?? "1", 1, 100, "pass --repeats 1 or more");
   if (typeof repeats !== "number") return { ok: false, error: repeats };
   const workers = parseInteger("--workers", one("--workers") ?? "1", 1, MAX_WORKERS, `pass --workers between 1 and ${MAX_WORKERS}`);
@@ -162,6 +209,9 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       script: path("--script", "tasks/demo/scripted-model.yaml"),
       oracles: path("--oracles", "oracles"),
       includeExpensive,
+      armsExplicit,
+      candidateOverlay,
+      promotion: { metric: metric as PromotionMetric, minRuns, minImprovementPct, maxTaskRegressionPct },
     },
   };
 }

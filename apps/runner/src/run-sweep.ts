@@ -1,8 +1,10 @@
-import { chmod, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, writeFileAtomic, type SweepStatus } from "@wfbench/bench-report";
-import { computeSkillFingerprint, isArmForTask, listArmSkills, renderShellPrefix, runCell, stageExecOnlyBinary, type Arm, type ResultRow } from "@wfbench/cell-pipeline";
+import { computeSkillFingerprint, isArmForTask, isCandidateArm, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, stageExecOnlyBinary, type Arm, type CandidateOverlay, type ResultRow } from "@wfbench/cell-pipeline";
+import { computeOverlayDigest, listMirrorTargets } from "@wfbench/promotion-gate";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { startGateway } from "@wfbench/litellm-gateway";
 import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/oracle-snapshot";
@@ -11,6 +13,7 @@ import { preflight } from "@wfbench/sandbox-bwrap";
 import { loadScript, resolveClaudeCli, startScriptedModel } from "@wfbench/scripted-model";
 import { redactText } from "@wfbench/stream-json-evidence";
 import { createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
+import { buildSweepPromotion, buildTaskBinding, renderPromotionJson, renderPromotionSection } from "./build-sweep-promotion.js";
 import { RunnerError } from "./errors.js";
 import type { RunnerOptions } from "./parse-args.js";
 
@@ -30,6 +33,8 @@ export interface SweepSummary {
   /** Arms with no admissible row (every attempt an execution or evidence failure). */
   readonly unusableArms: readonly string[];
   readonly elapsedMs: number;
+  /** promotion.json's path and each candidate arm's decision, when candidate arms ran. */
+  readonly promotion: { readonly path: string; readonly decisions: readonly { readonly candidateArm: string; readonly decision: string }[] } | null;
 }
 
 /** Inputs of {@link runSweep}: validated options plus what only main.ts may know. */
@@ -70,6 +75,35 @@ function badInput(message: string): RunnerError {
 }
 
 /**
+ * The committed bytes each overlay destination replaces (reference §4.5 target base digests: canonical path and any
+ * shipped mirror that exists), read from the sanitized templates the candidate cells start from. Refuses an overlay
+ * that changes nothing (byte-identical to the incumbent skills) and templates that disagree on a destination.
+ */
+async function readTargetBases(overlay: CandidateOverlay, templates: readonly Template[]): Promise<Record<string, string>> {
+  const bases: Record<string, string> = {};
+  let changes = false;
+  for (const template of templates) {
+    for (const file of overlay.files) {
+      for (const [index, target] of listMirrorTargets(file.path).entries()) {
+        const path = join(template.path, target);
+        const stat = await lstat(path).catch(() => null);
+        if (stat === null || !stat.isFile()) {
+          if (index === 0) changes = true;
+          continue;
+        }
+        const bytes = await readFile(path);
+        if (index === 0 && !bytes.equals(Buffer.from(file.bytes))) changes = true;
+        const digest = createHash("sha256").update(bytes).digest("hex");
+        if (bases[target] !== undefined && bases[target] !== digest) throw badInput(`--candidate-overlay: the tasks' repositories hold different bytes at ${target}: run one overlay against tasks that share its skill files`);
+        bases[target] = digest;
+      }
+    }
+  }
+  if (templates.length > 0 && !changes) throw badInput(`--candidate-overlay ${overlay.root}: every file is byte-identical to the incumbent skills: the candidate would measure nothing`);
+  return bases;
+}
+
+/**
  * One sweep of the offline pipeline: validate everything before any paid work (suite, arms' skills, oracles, sources),
  * then start the scripted model and the metering gateway, run every (task, arm, repeat) cell through
  * @wfbench/cell-pipeline, append each row to results.jsonl as it lands, and write report.md atomically at the end (also
@@ -87,10 +121,23 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field sandbox_copy/sandbox_dependencies is not supported by this runner yet: remove it`);
     }
   }
+  // The overlay is validated before anything else is prepared (reference §9.4); it also fixes the arm list (§2.1).
+  let overlay: { value: CandidateOverlay; digest: string } | null = null;
+  let arms: readonly Arm[] = options.arms;
+  if (options.candidateOverlay !== null) {
+    const read = await readCandidateOverlay(options.candidateOverlay, suite.value.skills);
+    if (!read.ok) throw badInput(`--candidate-overlay ${options.candidateOverlay}: ${read.error.file ?? "(overlay root)"}: rule ${read.error.rule}: ${read.error.message}`);
+    overlay = { value: read.value, digest: computeOverlayDigest(read.value.files) };
+    const required = read.value.requiredArms;
+    if (!options.armsExplicit) arms = required;
+    else if (arms.join(" ") !== required.join(" ")) {
+      throw badInput(`--arms ${arms.join(" ")}: the overlay touches ${read.value.skills.join(", ")}, so --arms must be exactly: ${required.join(" ")} (or omit --arms)`);
+    }
+  }
   // Arms run only on their kind of task (review arms on review tasks); a selection with nothing to run is bad input.
-  const armsOf = (task: Task): readonly Arm[] => options.arms.filter((arm) => isArmForTask(arm, isReviewTask(task)));
+  const armsOf = (task: Task): readonly Arm[] => arms.filter((arm) => isArmForTask(arm, isReviewTask(task)));
   if (tasks.every((task) => armsOf(task).length === 0)) {
-    throw badInput(`--arms ${options.arms.join(" ")}: no selected task takes these arms (review arms run on review tasks, the others on implementation tasks): add an arm for the suite's tasks`);
+    throw badInput(`--arms ${arms.join(" ")}: no selected task takes these arms (review arms run on review tasks, the others on implementation tasks): add an arm for the suite's tasks`);
   }
   const script = await loadScript(options.script);
   if (!script.ok) throw badInput(`--script: ${script.error.message}`);
@@ -144,6 +191,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       }
       prepared.set(task.id, template.value);
     }
+    const targetBaseDigests = overlay === null ? {} : await readTargetBases(overlay.value, tasks.filter((task) => armsOf(task).some(isCandidateArm)).map((task) => prepared.get(task.id) as Template));
 
     const runtime = join(workDir, "runtime");
     await mkdir(runtime, { mode: 0o700 });
@@ -194,6 +242,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           outDir: options.out,
           timeoutMs: options.timeoutS * 1000,
           signal,
+          ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
         });
         await log.append(row as unknown as Record<string, unknown>);
         rows.push(row);
@@ -215,13 +264,34 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       status,
     });
     if (!report.ok) throw new RunnerError("RUNNER_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
+    let reportText = report.value;
+    let promotionSummary: SweepSummary["promotion"] = null;
+    if (overlay !== null) {
+      const promotion = buildSweepPromotion({
+        rows,
+        arms,
+        thresholds: options.promotion,
+        model: options.model,
+        effort: options.effort,
+        overlayPath: overlay.value.root,
+        overlayDigest: overlay.digest,
+        targetBaseDigests,
+        selectedTasks: tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot)),
+        complete: status === "complete",
+        now: new Date(),
+      });
+      const promotionPath = join(options.out, "promotion.json");
+      await writeFileAtomic(promotionPath, renderPromotionJson(promotion));
+      reportText = `${reportText.replace(/\n*$/u, "\n")}\n${renderPromotionSection(promotion)}`;
+      promotionSummary = { path: promotionPath, decisions: promotion.decisions.map((d) => ({ candidateArm: d.candidate_arm, decision: d.decision })) };
+    }
     const reportPath = join(options.out, "report.md");
-    await writeFileAtomic(reportPath, report.value);
-    const unusableArms = options.arms.filter((arm) => {
+    await writeFileAtomic(reportPath, reportText);
+    const unusableArms = arms.filter((arm) => {
       const armRows = rows.filter((row) => row.arm === arm);
       return armRows.length > 0 && armRows.every((row) => row.error_kind !== null && UNADMISSIBLE.has(row.error_kind));
     });
-    return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, unusableArms, elapsedMs: Date.now() - started };
+    return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, unusableArms, elapsedMs: Date.now() - started, promotion: promotionSummary };
   } finally {
     await gateway?.close();
     await model?.close();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SANDBOX_REVIEW_OUTPUT_PATH, buildReviewPromptContract } from "@wfbench/review-scoring";
-import { HEADLESS_VERIFY, buildArmSessions, isArmForTask, isSupportedArm, listArmSkills } from "./arms.js";
+import { HEADLESS_VERIFY, buildArmSessions, isArmForTask, isCandidateArm, isSupportedArm, listArmSkills, resolveIncumbentArm } from "./arms.js";
 
 const SKILLS = { plan: "demo-plan", work: "demo-work", review: "demo-review" };
 
@@ -64,5 +64,26 @@ describe("listArmSkills / isSupportedArm", () => {
     expect(isSupportedArm("review")).toBe(true);
     expect(isSupportedArm("ce_review")).toBe(false);
     expect(isSupportedArm("Baseline")).toBe(false);
+  });
+});
+
+describe("candidate arms (Appendix B CANDIDATE_ARMS)", () => {
+  it.each([
+    ["candidate_workflow", "workflow", false],
+    ["candidate_workflow_direct", "workflow_direct", false],
+    ["candidate_review", "review", true],
+  ] as const)("%s plays %s's sessions and skills, on the same kind of task", (candidate, incumbent, review) => {
+    expect(isCandidateArm(candidate)).toBe(true);
+    expect(resolveIncumbentArm(candidate)).toBe(incumbent);
+    expect(buildArmSessions(candidate, "Fix it.", SKILLS, "docs/plans/p.md")).toEqual(buildArmSessions(incumbent, "Fix it.", SKILLS, "docs/plans/p.md"));
+    expect(listArmSkills(candidate, SKILLS)).toEqual(listArmSkills(incumbent, SKILLS));
+    expect(isArmForTask(candidate, review)).toBe(true);
+    expect(isArmForTask(candidate, !review)).toBe(false);
+  });
+
+  it("knows no other candidate arm", () => {
+    expect(isCandidateArm("workflow")).toBe(false);
+    expect(isCandidateArm("candidate_baseline")).toBe(false);
+    expect(resolveIncumbentArm("baseline")).toBe("baseline");
   });
 });

@@ -2,9 +2,19 @@ import { buildReviewPromptContract } from "@wfbench/review-scoring";
 import type { SuiteSkills } from "@wfbench/task-suite";
 
 /** The arms this pipeline can run (reference Appendix B); the others are refused by the caller. */
-export const SUPPORTED_ARMS = ["workflow", "workflow_direct", "baseline", "review"] as const;
+export const SUPPORTED_ARMS = ["workflow", "candidate_workflow", "workflow_direct", "candidate_workflow_direct", "baseline", "review", "candidate_review"] as const;
 /** A supported arm. */
 export type Arm = (typeof SUPPORTED_ARMS)[number];
+/** An arm that runs with the harness's own (incumbent) skills, or none. */
+export type IncumbentArm = "workflow" | "workflow_direct" | "baseline" | "review";
+/** A candidate arm: its incumbent with the candidate overlay's skill files in the cell. */
+export type CandidateArm = "candidate_workflow" | "candidate_workflow_direct" | "candidate_review";
+/** Candidate arm → incumbent arm (reference Appendix B `CANDIDATE_ARMS`). */
+export const CANDIDATE_ARM_INCUMBENTS: Readonly<Record<CandidateArm, IncumbentArm>> = {
+  candidate_workflow: "workflow",
+  candidate_workflow_direct: "workflow_direct",
+  candidate_review: "review",
+};
 /**
  * The default arm order: the original runner's `workflow workflow_direct baseline`, plus `review` so a suite that
  * mixes implementation and review tasks runs both kinds without flags (each arm only runs on its kind of task).
@@ -53,13 +63,25 @@ export function isSupportedArm(value: string): value is Arm {
   return (SUPPORTED_ARMS as readonly string[]).includes(value);
 }
 
-/** True when the arm runs on this kind of task: review arms on review tasks, implementation arms on the others. */
-export function isArmForTask(arm: Arm, reviewTask: boolean): boolean {
-  return reviewTask ? REVIEW_ARMS.includes(arm) : IMPLEMENTATION_ARMS.includes(arm);
+/** True for the candidate arms (they need a candidate overlay). */
+export function isCandidateArm(arm: string): arm is CandidateArm {
+  return Object.hasOwn(CANDIDATE_ARM_INCUMBENTS, arm);
 }
 
-/** The evaluated skills of an arm (Appendix B `EVALUATED_ARM_SKILLS`); empty for baselines. */
-export function listArmSkills(arm: Arm, skills: SuiteSkills): readonly string[] {
+/** The arm whose logic an arm runs: a candidate arm's incumbent, any other arm itself. */
+export function resolveIncumbentArm(arm: Arm): IncumbentArm {
+  return isCandidateArm(arm) ? CANDIDATE_ARM_INCUMBENTS[arm] : arm;
+}
+
+/** True when the arm runs on this kind of task: review arms on review tasks, implementation arms on the others. */
+export function isArmForTask(arm: Arm, reviewTask: boolean): boolean {
+  const logic = resolveIncumbentArm(arm);
+  return reviewTask ? REVIEW_ARMS.includes(logic) : IMPLEMENTATION_ARMS.includes(logic);
+}
+
+/** The evaluated skills of an arm (Appendix B `EVALUATED_ARM_SKILLS`, a candidate arm's are its incumbent's); empty for baselines. */
+export function listArmSkills(requested: Arm, skills: SuiteSkills): readonly string[] {
+  const arm = resolveIncumbentArm(requested);
   if (arm === "workflow") return [skills.plan, skills.work];
   if (arm === "workflow_direct") return [skills.work];
   if (arm === "review") return [skills.review];
@@ -70,7 +92,9 @@ export function listArmSkills(arm: Arm, skills: SuiteSkills): readonly string[] 
  * The sessions of an arm with their prompts (reference §3.6 structure, own wording). The workflow work prompt needs
  * the plan path, known only after the plan session; pass it once found. Trusts the task text as the same for every arm.
  */
-export function buildArmSessions(arm: Arm, task: string, skills: SuiteSkills, planPath?: string): readonly SessionSpec[] {
+export function buildArmSessions(requested: Arm, task: string, skills: SuiteSkills, planPath?: string): readonly SessionSpec[] {
+  // A candidate arm plays its incumbent's sessions word for word: only the skill files differ.
+  const arm = resolveIncumbentArm(requested);
   if (arm === "review") {
     return [
       {

@@ -3,7 +3,8 @@ export type CellPipelineErrorCode =
   | "CELL_PIPELINE_SKILL_INVALID"
   | "CELL_PIPELINE_WORKSPACE_FAILED"
   | "CELL_PIPELINE_INPUT_INVALID"
-  | "CELL_PIPELINE_REVIEW_LABELS_INVALID";
+  | "CELL_PIPELINE_REVIEW_LABELS_INVALID"
+  | "CELL_PIPELINE_OVERLAY_FAILED";
 
 /** Base error of cell-pipeline: thrown for environment failures and bugs, never for expected outcomes. */
 export class CellPipelineError extends Error {

@@ -1,7 +1,10 @@
 export { CellPipelineError, isCellPipelineError } from "./errors.js";
 export type { CellPipelineErrorCode } from "./errors.js";
-export { DEFAULT_ARMS, HEADLESS_VERIFY, IMPLEMENTATION_ARMS, KNOWN_ARMS, PLAN_DIR, REVIEW_ARMS, SUPPORTED_ARMS, buildArmSessions, isArmForTask, isSupportedArm, listArmSkills } from "./arms.js";
-export type { Arm, SessionSpec } from "./arms.js";
+export { CANDIDATE_ARM_INCUMBENTS, DEFAULT_ARMS, HEADLESS_VERIFY, IMPLEMENTATION_ARMS, KNOWN_ARMS, PLAN_DIR, REVIEW_ARMS, SUPPORTED_ARMS, buildArmSessions, isArmForTask, isCandidateArm, isSupportedArm, listArmSkills, resolveIncumbentArm } from "./arms.js";
+export type { Arm, CandidateArm, IncumbentArm, SessionSpec } from "./arms.js";
+export { OVERLAY_LIMITS, checkCandidatePath, readCandidateOverlay } from "./read-candidate-overlay.js";
+export type { CandidateOverlay, CandidateOverlayFile, OverlayRefusal, OverlayRule } from "./read-candidate-overlay.js";
+export { OVERLAY_COMMIT_MESSAGE, applyCandidateOverlay } from "./apply-candidate-overlay.js";
 export { SANDBOX_CLAUDE, SANDBOX_PATH, SANDBOX_SHELL_PREFIX, buildSandboxEnv, renderShellPrefix } from "./build-sandbox-env.js";
 export { AGENT_TOOLS, buildClaudeArgv, buildClaudeSettings } from "./build-claude-argv.js";
 export type { ClaudeArgvInput } from "./build-claude-argv.js";

@@ -7,11 +7,13 @@ import { REVIEW_OUTPUT_ENV_VAR, SANDBOX_REVIEW_OUTPUT, SANDBOX_REVIEW_OUTPUT_PAT
 import { isSandboxError, runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
 import { isEvidenceError, redactText } from "@wfbench/stream-json-evidence";
 import { digestTaskPrompt, type ResolvedSource, type SuiteSkills, type Task } from "@wfbench/task-suite";
-import { buildArmSessions, listArmSkills, type Arm } from "./arms.js";
+import { applyCandidateOverlay } from "./apply-candidate-overlay.js";
+import { buildArmSessions, isCandidateArm, listArmSkills, resolveIncumbentArm, type Arm } from "./arms.js";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
 import { CellPipelineError, isCellPipelineError } from "./errors.js";
 import { diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, readWorkspaceHead, type Churn } from "./inspect-workspace.js";
+import type { CandidateOverlayFile } from "./read-candidate-overlay.js";
 import type { ResultRow } from "./result-row.js";
 import { runSession, type SessionRecord, type SessionSandbox } from "./run-session.js";
 import { copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
@@ -54,6 +56,8 @@ export interface RunCellInput {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
   readonly now?: () => Date;
+  /** The validated candidate overlay and its digest; required for candidate arms, ignored by the others. */
+  readonly overlay?: { readonly files: readonly CandidateOverlayFile[]; readonly digest: string };
   /** The sandbox the model sessions run in (default `runSandboxed`); a test seam, never set by the runner. */
   readonly sessionSandbox?: SessionSandbox;
 }
@@ -139,6 +143,10 @@ async function writePatch(outDir: string, name: string, patch: Buffer): Promise<
 export async function runCell(input: RunCellInput): Promise<ResultRow> {
   const now = input.now ?? ((): Date => new Date());
   const { task, arm, run } = input;
+  // A candidate arm runs its incumbent's logic; only the skill files in the cell differ.
+  const logic = resolveIncumbentArm(arm);
+  const candidate = isCandidateArm(arm);
+  if (candidate && input.overlay === undefined) throw new TypeError(`arm ${arm} needs a candidate overlay`);
   const cellId = `${task.id}/${arm}/run${run}`;
   const label = `${task.id}-${arm}-run${run}`;
   const token = input.gateway.mintCellToken(cellId);
@@ -198,7 +206,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     variant_head_sha: null,
     task_prompt_digest: digestTaskPrompt(task.prompt),
     skill_digest: null,
-    candidate_overlay_digest: null,
+    candidate_overlay_digest: candidate ? (input.overlay?.digest ?? null) : null,
     runtime_digest: null,
     task: task.id,
     class: task.class,
@@ -257,6 +265,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
         return { ...row, recorded_at: now().toISOString() };
       }
     }
+    if (candidate && input.overlay !== undefined) await applyCandidateOverlay(workspace, input.overlay.files, input.timeoutMs, input.signal);
     row.variant_head_sha = await readWorkspaceHead(workspace, input.signal);
     const baseSha = row.variant_head_sha;
     row.skill_digest = await computeSkillFingerprint(workspace, evaluatedSkills);
@@ -286,7 +295,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     let reviewFailure: string | null = null;
     let reviewDir: string | null = null;
     const specs = buildArmSessions(arm, task.prompt, input.skills);
-    if (arm === "workflow") {
+    if (logic === "workflow") {
       const [planSpec] = specs;
       if (planSpec === undefined) throw new TypeError("workflow arm without a plan session");
       const before = await listPlanDocuments(workspace);
@@ -313,7 +322,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
         if (work === undefined) throw new TypeError("workflow arm without a work session");
         sessions.push(await runSession(work, context));
       }
-    } else if (arm === "review") {
+    } else if (logic === "review") {
       const [reviewSpec] = specs;
       if (reviewSpec === undefined) throw new TypeError("review arm without a review session");
       // Reference §5.1 review flow: exclusive mkdir (never pre-existing), and no file created in advance, so an absent
@@ -343,7 +352,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     if (summary.ok && reviewFailure !== null) Object.assign(row, { ok: false, error_kind: "review-evidence-invalid", error_detail: reviewFailure });
     const skillsAfter = await computeSkillFingerprint(workspace, evaluatedSkills).catch(() => "unreadable");
     if (row.error_kind === null && skillsAfter !== row.skill_digest) {
-      Object.assign(row, { error_kind: arm === "review" ? "review-evidence-invalid" : "implementation-evidence-invalid", error_detail: "the evaluated skill files changed during the session" });
+      Object.assign(row, { error_kind: logic === "review" ? "review-evidence-invalid" : "implementation-evidence-invalid", error_detail: "the evaluated skill files changed during the session" });
     }
 
     const verify = await runVerify(workspace, task.verify, input.timeoutMs, input.signal, reviewDir ?? undefined);
@@ -382,7 +391,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     if (row.error_kind === null && !verify.passed) row.error_kind = "verify-failed";
     else if (row.error_kind === null && !verdict.passed) row.error_kind = "oracle-failed";
     // Only implementation arms owe a diff (Appendix B); a review is read-only by design.
-    if (arm !== "review" && row.resolved && diffAfter === diffBefore) Object.assign(row, { resolved: false, error_kind: "no-work-produced" });
+    if (logic !== "review" && row.resolved && diffAfter === diffBefore) Object.assign(row, { resolved: false, error_kind: "no-work-produced" });
     // A cancel that lands during verify or the oracle makes them fail; that is not a verdict on the candidate.
     if (input.signal?.aborted === true) Object.assign(row, { ok: false, resolved: false, error_kind: "cancelled", error_detail: "the sweep was cancelled before the cell finished" });
   } catch (error) {

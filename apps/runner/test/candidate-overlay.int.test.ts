@@ -1,0 +1,210 @@
+// Incumbent + candidate arms through the real runner (real Claude Code CLI, bwrap, git, the scripted demo model): the
+// demo work-v2 overlay replaces demo-work's SKILL.md in candidate cells only, rows carry its digest, and the sweep
+// writes a schema-6 promotion.json whose decisions promotion-gate recomputes from results.jsonl.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import {
+  ImplementationPolicySchema,
+  PromotionSchema,
+  aggregateByTaskArm,
+  buildCandidatePolicy,
+  computeOverlayDigest,
+  evaluateImplementationCandidate,
+  evaluateReviewCandidate,
+  ReviewPolicySchema,
+  parseResultRows,
+} from "@wfbench/promotion-gate";
+import { resolveClaudeCli } from "@wfbench/scripted-model";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const MAIN = join(ROOT, "apps/runner/src/main.ts");
+const OVERLAY = join(ROOT, "tasks/demo/overlays/work-v2");
+const OVERLAY_FILE = ".claude/skills/demo-work/SKILL.md";
+const required = process.env["CI"] === "true";
+const hasBwrap = existsSync("/usr/bin/bwrap") && spawnSync("/usr/bin/bwrap", ["--version"], { stdio: "ignore" }).status === 0;
+const hasGit = spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
+const cli = await resolveClaudeCli().then(
+  () => null,
+  (error: unknown) => (error as Error).message,
+);
+const runnable = hasBwrap && hasGit && cli === null;
+if (!runnable && !required) process.stderr.write(`candidate-overlay.int.test.ts skipped (set CI=true to make this a failure): bwrap=${hasBwrap} git=${hasGit} cli=${cli ?? "ok"}\n`);
+
+interface Row {
+  [key: string]: unknown;
+  arm: string;
+  run: number;
+}
+interface ScriptTurn {
+  usage: { input_tokens: number; output_tokens: number };
+}
+
+function runMain(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", MAIN, ...args], { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root" }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The script's output-token total over named trajectories: what a cell that played them must report. */
+function scriptOutputTokens(names: string[]): number {
+  const script = parse(readFileSync(join(ROOT, "tasks/demo/scripted-model.yaml"), "utf8")) as { trajectories: { name: string; turns: ScriptTurn[] }[] };
+  const found = script.trajectories.filter((t) => names.includes(t.name));
+  expect(found.map((t) => t.name).sort()).toEqual([...names].sort());
+  return found.flatMap((t) => t.turns).reduce((n, t) => n + t.usage.output_tokens, 0);
+}
+
+const dirs: string[] = [];
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), "wfbench-candidate-"));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function overlayWith(files: Record<string, string>): string {
+  const root = join(scratch(), "overlay");
+  mkdirSync(root);
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+describe("--candidate-overlay refusals (before any paid work, exit 2)", () => {
+  it.skipIf(!runnable && !required).each<[string, () => string[], RegExp]>([
+    ["a non-Markdown overlay file", () => ["--candidate-overlay", overlayWith({ ".claude/skills/demo-work/run.sh": "echo" })], /\.claude\/skills\/demo-work\/run\.sh: rule not-markdown/],
+    ["a skill the suite does not evaluate", () => ["--candidate-overlay", overlayWith({ ".claude/skills/gitnexus-work/SKILL.md": "x" })], /\.claude\/skills\/gitnexus-work\/SKILL\.md: rule unknown-skill/],
+    ["an empty overlay", () => ["--candidate-overlay", overlayWith({})], /\(overlay root\): rule no-files/],
+    ["an overlay identical to the incumbent skill", () => ["--candidate-overlay", overlayWith({ [OVERLAY_FILE]: readFileSync(join(ROOT, "tasks/demo/repos/mathlib", OVERLAY_FILE), "utf8") })], /byte-identical to the incumbent skills/],
+    ["--arms that are not exactly the overlay's pairs", () => ["--candidate-overlay", OVERLAY, "--arms", "workflow_direct", "candidate_workflow_direct"], /must be exactly: workflow candidate_workflow workflow_direct candidate_workflow_direct/],
+    ["a candidate arm without an overlay", () => ["--arms", "workflow_direct", "candidate_workflow_direct"], /need --candidate-overlay/],
+  ])("refuses %s", async (_name, args, message) => {
+    const out = join(scratch(), "out");
+    const result = await runMain(["--out", out, ...args()]);
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+    expect(existsSync(join(out, "results.jsonl"))).toBe(false);
+  });
+});
+
+describe("candidate arms through the real CLI", () => {
+  it.skipIf(!runnable && !required)(
+    "runs incumbent + candidate arms, stamps the overlay digest and writes a promotion.json the gate recomputes",
+    async () => {
+      const out = join(scratch(), "out");
+      const result = await runMain(["--out", out, "--candidate-overlay", OVERLAY, "--repeats", "2", "--promotion-min-runs", "2", "--workers", "2"]);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+
+      const overlayDigest = computeOverlayDigest([{ path: OVERLAY_FILE, bytes: readFileSync(join(OVERLAY, OVERLAY_FILE)) }]);
+      const lines = readFileSync(join(out, "results.jsonl"), "utf8").trimEnd().split("\n");
+      const rows = lines.map((line) => JSON.parse(line) as Row);
+      const arms = ["workflow", "candidate_workflow", "workflow_direct", "candidate_workflow_direct"];
+      expect([...new Set(rows.map((r) => r.arm))].sort()).toEqual([...arms].sort());
+      expect(rows).toHaveLength(8);
+      const expectedOutput: Record<string, number> = {
+        workflow: scriptOutputTokens(["demo-clamp-workflow-plan", "demo-clamp-workflow-work"]),
+        candidate_workflow: scriptOutputTokens(["demo-clamp-candidate-workflow-plan", "demo-clamp-candidate-workflow-work"]),
+        workflow_direct: scriptOutputTokens(["demo-clamp-workflow-direct"]),
+        candidate_workflow_direct: scriptOutputTokens(["demo-clamp-candidate-workflow-direct"]),
+      };
+      for (const row of rows) {
+        const candidate = row.arm.startsWith("candidate_");
+        expect(row["candidate_overlay_digest"], row.arm).toBe(candidate ? overlayDigest : null);
+        // Skill proof: the parent-captured stream shows the evaluated skill was invoked, and it was left untouched.
+        expect(row["skill_invoked"], row.arm).toBe(true);
+        expect(row["resolved"], row.arm).toBe(true);
+        expect(row["error_kind"], row.arm).toBeNull();
+        // The scripted model played the candidate trajectory only where the overlay's text reached the model.
+        expect(row["output_tokens"], row.arm).toBe(expectedOutput[row.arm]);
+      }
+      const first = (arm: string): Row => rows.find((r) => r.arm === arm) as Row;
+      // demo-work holds exactly the overlay's one file in a candidate cell, so its fingerprint is the overlay digest.
+      expect(first("candidate_workflow_direct")["skill_digest"]).toBe(overlayDigest);
+      expect(first("workflow_direct")["skill_digest"]).not.toBe(overlayDigest);
+      // The overlay is committed on top of the sanitized head: a different diff base, the same task base.
+      expect(first("candidate_workflow_direct")["variant_head_sha"]).not.toBe(first("workflow_direct")["variant_head_sha"]);
+      expect(first("candidate_workflow_direct")["sanitized_task_sha"]).toBe(first("workflow_direct")["sanitized_task_sha"]);
+      expect(readFileSync(join(out, "demo-clamp-candidate_workflow_direct-run0.patch"), "utf8")).not.toContain(".claude/skills");
+
+      const promotion = PromotionSchema.parse(JSON.parse(readFileSync(join(out, "promotion.json"), "utf8")));
+      expect(promotion.schema_version).toBe(6);
+      expect(promotion.run_status).toBe("complete");
+      expect(promotion.candidate_overlay).toBe(OVERLAY);
+      expect(promotion.candidate_overlay_digest).toBe(overlayDigest);
+      expect(promotion.required_candidate_arms).toEqual(["candidate_workflow", "candidate_workflow_direct"]);
+      expect(Object.keys(promotion.target_base_digests)).toEqual([OVERLAY_FILE]);
+      expect(promotion.selected_tasks.map((t) => t.id)).toEqual(["demo-clamp", "demo-review-median"]);
+
+      const parsed = parseResultRows(lines.map((line) => JSON.parse(line) as unknown));
+      expect(parsed.ok).toBe(true);
+      if (!parsed.ok) return;
+      const results = aggregateByTaskArm(parsed.value);
+      for (const [candidateArm, incumbentArm] of [
+        ["candidate_workflow", "workflow"],
+        ["candidate_workflow_direct", "workflow_direct"],
+      ] as const) {
+        const policy = ImplementationPolicySchema.parse(buildCandidatePolicy(candidateArm, { minRuns: 2 }));
+        expect(promotion.policy[candidateArm]).toEqual(policy);
+        const recomputed = evaluateImplementationCandidate({ results, incumbentArm, candidateArm, policy, model: "claude-sonnet-4-5" });
+        const written = promotion.decisions.find((d) => d.candidate_arm === candidateArm);
+        expect(written?.decision).toBe(recomputed.decision);
+        expect(written).toEqual(JSON.parse(JSON.stringify(recomputed)));
+        // Both arms resolve every run, so the script's cheaper v2 sessions decide it on cost.
+        expect(recomputed.decision).toBe("promote");
+      }
+      const report = readFileSync(join(out, "report.md"), "utf8");
+      expect(report).toContain("## Promotion");
+      expect(report).toContain("`candidate_workflow_direct` vs `workflow_direct`: **promote**");
+      expect(result.stdout).toContain("candidate_workflow_direct: promote");
+    },
+    120_000,
+  );
+
+  it.skipIf(!runnable && !required)(
+    "runs review + candidate_review on the review task; one repeat is honestly insufficient_evidence",
+    async () => {
+      const overlay = join(ROOT, "tasks/demo/overlays/review-v2");
+      const out = join(scratch(), "out");
+      const result = await runMain(["--out", out, "--candidate-overlay", overlay]);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      const file = ".claude/skills/demo-review/SKILL.md";
+      const digest = computeOverlayDigest([{ path: file, bytes: readFileSync(join(overlay, file)) }]);
+      const lines = readFileSync(join(out, "results.jsonl"), "utf8").trimEnd().split("\n");
+      const rows = lines.map((line) => JSON.parse(line) as Row);
+      expect(rows.map((r) => r.arm)).toEqual(["review", "candidate_review"]);
+      for (const row of rows) {
+        expect(row["candidate_overlay_digest"], row.arm).toBe(row.arm === "candidate_review" ? digest : null);
+        expect(row["skill_invoked"], row.arm).toBe(true);
+        expect(row["review_weighted_f1"], row.arm).toBe(1);
+      }
+      expect(rows[1]?.["output_tokens"]).toBe(scriptOutputTokens(["demo-review-median-candidate"]));
+      expect(rows[1]?.["skill_digest"]).toBe(digest);
+      const promotion = PromotionSchema.parse(JSON.parse(readFileSync(join(out, "promotion.json"), "utf8")));
+      expect(promotion.required_candidate_arms).toEqual(["candidate_review"]);
+      const parsed = parseResultRows(lines.map((line) => JSON.parse(line) as unknown));
+      if (!parsed.ok) throw new Error(parsed.error.message);
+      const policy = ReviewPolicySchema.parse(buildCandidatePolicy("candidate_review"));
+      const recomputed = evaluateReviewCandidate({ results: aggregateByTaskArm(parsed.value), incumbentArm: "review", policy, model: "claude-sonnet-4-5" });
+      expect(promotion.decisions).toEqual([JSON.parse(JSON.stringify(recomputed))]);
+      expect(recomputed.decision).toBe("insufficient_evidence");
+      expect(readFileSync(join(out, "report.md"), "utf8")).toContain("`candidate_review` vs `review`: **insufficient_evidence**");
+    },
+    60_000,
+  );
+});

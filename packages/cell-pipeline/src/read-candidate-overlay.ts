@@ -1,0 +1,153 @@
+import { constants } from "node:fs";
+import { lstat, open, readdir, realpath } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { SuiteSkills } from "@wfbench/task-suite";
+import type { CandidateArm } from "./arms.js";
+
+/** Overlay bounds (reference Appendix A / §9.4). */
+export const OVERLAY_LIMITS = { maxEntries: 256, maxFiles: 64, maxPathBytes: 512, maxTotalBytes: 4 * 1024 * 1024 } as const;
+
+/** One validated overlay file: its overlay-relative posix path (`.claude/skills/<skill>/…`) and its bytes. */
+export interface CandidateOverlayFile {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+}
+
+/** A validated candidate overlay. */
+export interface CandidateOverlay {
+  /** The overlay root as given (absolute). */
+  readonly root: string;
+  /** Files sorted by path (code-point order). */
+  readonly files: readonly CandidateOverlayFile[];
+  /** The suite skills the overlay touches. */
+  readonly skills: readonly string[];
+  /** `[incumbent, candidate]` pairs the overlay must be measured with, in the reference's order (§2.1). */
+  readonly requiredArms: readonly (CandidateArm | "workflow" | "workflow_direct" | "review")[];
+}
+
+/** Which §9.4 rule refused the overlay. */
+export type OverlayRule =
+  | "root-not-real-directory"
+  | "too-many-entries"
+  | "path-too-long"
+  | "symlink"
+  | "not-regular-file"
+  | "too-many-files"
+  | "no-files"
+  | "outside-skill-tree"
+  | "unknown-skill"
+  | "not-markdown"
+  | "too-large"
+  | "unstable-read";
+
+/** A refused overlay: the offending file (overlay-relative; null for the root) and the rule. */
+export interface OverlayRefusal {
+  readonly file: string | null;
+  readonly rule: OverlayRule;
+  readonly message: string;
+}
+
+type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: OverlayRefusal };
+
+function refuse(file: string | null, rule: OverlayRule, message: string): { ok: false; error: OverlayRefusal } {
+  return { ok: false, error: { file, rule, message } };
+}
+
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Checks one overlay-relative path against §9.4: `.claude/skills/<skill>/…` with at least four parts, `<skill>` one of
+ * the suite's evaluated skills, a `.md` suffix (any case). Returns the refusal or null; trusts nothing in the path.
+ */
+export function checkCandidatePath(relativePath: string, skills: SuiteSkills): OverlayRefusal | null {
+  const parts = relativePath.split("/");
+  if (Buffer.byteLength(relativePath, "utf8") > OVERLAY_LIMITS.maxPathBytes) return { file: relativePath, rule: "path-too-long", message: `longer than ${OVERLAY_LIMITS.maxPathBytes} bytes` };
+  if (parts.length < 4 || parts[0] !== ".claude" || parts[1] !== "skills" || parts.some((p) => p === "" || p === "." || p === "..")) {
+    return { file: relativePath, rule: "outside-skill-tree", message: "must lie under .claude/skills/<skill>/" };
+  }
+  const allowed = [skills.plan, skills.work, skills.review];
+  if (!allowed.includes(parts[2] as string)) return { file: relativePath, rule: "unknown-skill", message: `skill ${JSON.stringify(parts[2])} is not one of the suite's evaluated skills (${allowed.join(", ")})` };
+  if (!relativePath.toLowerCase().endsWith(".md")) return { file: relativePath, rule: "not-markdown", message: "must be a Markdown (.md) file" };
+  return null;
+}
+
+async function walk(root: string, relative: string, state: { entries: number; files: string[] }): Promise<OverlayRefusal | null> {
+  const dir = relative === "" ? root : join(root, relative);
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => byCodePoint(a.name, b.name))) {
+    state.entries += 1;
+    const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
+    if (state.entries > OVERLAY_LIMITS.maxEntries) return { file: rel, rule: "too-many-entries", message: `the overlay holds more than ${OVERLAY_LIMITS.maxEntries} entries` };
+    if (Buffer.byteLength(rel, "utf8") > OVERLAY_LIMITS.maxPathBytes) return { file: rel, rule: "path-too-long", message: `longer than ${OVERLAY_LIMITS.maxPathBytes} bytes` };
+    if (entry.isSymbolicLink()) return { file: rel, rule: "symlink", message: "symlinks are not allowed in an overlay" };
+    if (entry.isDirectory()) {
+      const nested = await walk(root, rel, state);
+      if (nested !== null) return nested;
+    } else if (entry.isFile()) {
+      state.files.push(rel);
+      if (state.files.length > OVERLAY_LIMITS.maxFiles) return { file: rel, rule: "too-many-files", message: `the overlay holds more than ${OVERLAY_LIMITS.maxFiles} files` };
+    } else return { file: rel, rule: "not-regular-file", message: "only regular files are allowed in an overlay" };
+  }
+  return null;
+}
+
+/** Reads one file without following links and refuses it if it is not the inode the walk saw. */
+async function readStable(root: string, rel: string): Promise<Uint8Array | OverlayRefusal> {
+  const path = join(root, rel);
+  const seen = await lstat(path);
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return { file: rel, rule: "unstable-read", message: "could not be opened without following a link" };
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.ino !== seen.ino || stat.dev !== seen.dev) return { file: rel, rule: "unstable-read", message: "changed while being read" };
+    if (stat.size > OVERLAY_LIMITS.maxTotalBytes) return { file: rel, rule: "too-large", message: `larger than ${OVERLAY_LIMITS.maxTotalBytes} bytes` };
+    const bytes = await handle.readFile();
+    if (bytes.length !== stat.size) return { file: rel, rule: "unstable-read", message: "changed size while being read" };
+    return bytes;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads and validates a candidate overlay directory (reference §9.4, with the suite's evaluated skill names in place of
+ * the original's fixed `gitnexus-*` set): a real non-symlink root whose resolved path is its lexical path, at most 256
+ * entries, 64 regular Markdown files under `.claude/skills/<skill>/`, no links or special files, 4 MiB in all, read
+ * no-follow. Returns the files and the `[incumbent, candidate]` arm list they require, or the first refusal (file and
+ * rule). Trusts nothing in the directory; throws only on filesystem errors other than the refusals.
+ */
+export async function readCandidateOverlay(root: string, skills: SuiteSkills): Promise<Outcome<CandidateOverlay>> {
+  const lexical = resolve(root);
+  const rootStat = await lstat(lexical).catch(() => null);
+  if (rootStat === null || !rootStat.isDirectory()) return refuse(null, "root-not-real-directory", `${lexical} is not a real (non-symlink) directory`);
+  if ((await realpath(lexical)) !== lexical) return refuse(null, "root-not-real-directory", `${lexical} resolves elsewhere (a linked parent): pass its real path`);
+  const state = { entries: 0, files: [] as string[] };
+  const walked = await walk(lexical, "", state);
+  if (walked !== null) return { ok: false, error: walked };
+  if (state.files.length === 0) return refuse(null, "no-files", "the overlay holds no files");
+  state.files.sort(byCodePoint);
+  const files: CandidateOverlayFile[] = [];
+  let total = 0;
+  for (const rel of state.files) {
+    const bad = checkCandidatePath(rel, skills);
+    if (bad !== null) return { ok: false, error: bad };
+    const bytes = await readStable(lexical, rel);
+    if (!(bytes instanceof Uint8Array)) return { ok: false, error: bytes };
+    total += bytes.length;
+    if (total > OVERLAY_LIMITS.maxTotalBytes) return refuse(rel, "too-large", `the overlay exceeds ${OVERLAY_LIMITS.maxTotalBytes} bytes in all`);
+    files.push({ path: rel, bytes });
+  }
+  const touched = [...new Set(files.map((f) => f.path.split("/")[2] as string))].sort(byCodePoint);
+  const requiredArms: CandidateOverlay["requiredArms"][number][] = [];
+  // §2.1: a plan or work overlay is measured on the full workflow; a work overlay also on workflow_direct.
+  if (touched.includes(skills.plan) || touched.includes(skills.work)) requiredArms.push("workflow", "candidate_workflow");
+  if (touched.includes(skills.work)) requiredArms.push("workflow_direct", "candidate_workflow_direct");
+  // The original inserts ce_review first; CE arms are not supported here, so the review pair is measured alone.
+  if (touched.includes(skills.review)) requiredArms.push("review", "candidate_review");
+  return { ok: true, value: { root: lexical, files, skills: touched, requiredArms } };
+}
