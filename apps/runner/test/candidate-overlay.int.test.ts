@@ -1,11 +1,9 @@
 // Incumbent + candidate arms through the real runner (real Claude Code CLI, bwrap, git, the scripted demo model): the
 // demo work-v2 overlay replaces demo-work's SKILL.md in candidate cells only, rows carry its digest, and the sweep
 // writes a schema-6 promotion.json whose decisions promotion-gate recomputes from results.jsonl.
-import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import {
@@ -19,21 +17,11 @@ import {
   ReviewPolicySchema,
   parseResultRows,
 } from "@wfbench/promotion-gate";
-import { resolveClaudeCli } from "@wfbench/scripted-model";
+import { REPO_ROOT, probeRunnerTools, readResultRows, runRunner } from "./support/runner-harness.js";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const MAIN = join(ROOT, "apps/runner/src/main.ts");
-const OVERLAY = join(ROOT, "tasks/demo/overlays/work-v2");
+const OVERLAY = join(REPO_ROOT, "tasks/demo/overlays/work-v2");
 const OVERLAY_FILE = ".claude/skills/demo-work/SKILL.md";
-const required = process.env["CI"] === "true";
-const hasBwrap = existsSync("/usr/bin/bwrap") && spawnSync("/usr/bin/bwrap", ["--version"], { stdio: "ignore" }).status === 0;
-const hasGit = spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
-const cli = await resolveClaudeCli().then(
-  () => null,
-  (error: unknown) => (error as Error).message,
-);
-const runnable = hasBwrap && hasGit && cli === null;
-if (!runnable && !required) process.stderr.write(`candidate-overlay.int.test.ts skipped (set CI=true to make this a failure): bwrap=${hasBwrap} git=${hasGit} cli=${cli ?? "ok"}\n`);
+const tools = await probeRunnerTools(import.meta.url);
 
 interface Row {
   [key: string]: unknown;
@@ -44,21 +32,9 @@ interface ScriptTurn {
   usage: { input_tokens: number; output_tokens: number };
 }
 
-function runMain(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", MAIN, ...args], { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root" }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /** The script's output-token total over named trajectories: what a cell that played them must report. */
 function scriptOutputTokens(names: string[]): number {
-  const script = parse(readFileSync(join(ROOT, "tasks/demo/scripted-model.yaml"), "utf8")) as { trajectories: { name: string; turns: ScriptTurn[] }[] };
+  const script = parse(readFileSync(join(REPO_ROOT, "tasks/demo/scripted-model.yaml"), "utf8")) as { trajectories: { name: string; turns: ScriptTurn[] }[] };
   const found = script.trajectories.filter((t) => names.includes(t.name));
   expect(found.map((t) => t.name).sort()).toEqual([...names].sort());
   return found.flatMap((t) => t.turns).reduce((n, t) => n + t.usage.output_tokens, 0);
@@ -85,16 +61,16 @@ function overlayWith(files: Record<string, string>): string {
 }
 
 describe("--candidate-overlay refusals (before any paid work, exit 2)", () => {
-  it.skipIf(!runnable && !required).each<[string, () => string[], RegExp]>([
+  it.skipIf(tools.skip).each<[string, () => string[], RegExp]>([
     ["a non-Markdown overlay file", () => ["--candidate-overlay", overlayWith({ ".claude/skills/demo-work/run.sh": "echo" })], /\.claude\/skills\/demo-work\/run\.sh: rule not-markdown/],
     ["a skill the suite does not evaluate", () => ["--candidate-overlay", overlayWith({ ".claude/skills/gitnexus-work/SKILL.md": "x" })], /\.claude\/skills\/gitnexus-work\/SKILL\.md: rule unknown-skill/],
     ["an empty overlay", () => ["--candidate-overlay", overlayWith({})], /\(overlay root\): rule no-files/],
-    ["an overlay identical to the incumbent skill", () => ["--candidate-overlay", overlayWith({ [OVERLAY_FILE]: readFileSync(join(ROOT, "tasks/demo/repos/mathlib", OVERLAY_FILE), "utf8") })], /byte-identical to the incumbent skills/],
+    ["an overlay identical to the incumbent skill", () => ["--candidate-overlay", overlayWith({ [OVERLAY_FILE]: readFileSync(join(REPO_ROOT, "tasks/demo/repos/mathlib", OVERLAY_FILE), "utf8") })], /byte-identical to the incumbent skills/],
     ["--arms that are not exactly the overlay's pairs", () => ["--candidate-overlay", OVERLAY, "--arms", "workflow_direct", "candidate_workflow_direct"], /must be exactly: workflow candidate_workflow workflow_direct candidate_workflow_direct/],
     ["a candidate arm without an overlay", () => ["--arms", "workflow_direct", "candidate_workflow_direct"], /need --candidate-overlay/],
   ])("refuses %s", async (_name, args, message) => {
     const out = join(scratch(), "out");
-    const result = await runMain(["--out", out, ...args()]);
+    const result = await runRunner(["--out", out, ...args()]);
     expect(result.stderr).toMatch(message);
     expect(result.code).toBe(2);
     expect(existsSync(join(out, "results.jsonl"))).toBe(false);
@@ -102,17 +78,16 @@ describe("--candidate-overlay refusals (before any paid work, exit 2)", () => {
 });
 
 describe("candidate arms through the real CLI", () => {
-  it.skipIf(!runnable && !required)(
+  it.skipIf(tools.skip)(
     "runs incumbent + candidate arms, stamps the overlay digest and writes a promotion.json the gate recomputes",
     async () => {
       const out = join(scratch(), "out");
-      const result = await runMain(["--out", out, "--candidate-overlay", OVERLAY, "--repeats", "2", "--promotion-min-runs", "2", "--workers", "2"]);
+      const result = await runRunner(["--out", out, "--candidate-overlay", OVERLAY, "--repeats", "2", "--promotion-min-runs", "2", "--workers", "2"]);
       expect(result.stderr).toBe("");
       expect(result.code).toBe(0);
 
       const overlayDigest = computeOverlayDigest([{ path: OVERLAY_FILE, bytes: readFileSync(join(OVERLAY, OVERLAY_FILE)) }]);
-      const lines = readFileSync(join(out, "results.jsonl"), "utf8").trimEnd().split("\n");
-      const rows = lines.map((line) => JSON.parse(line) as Row);
+      const rows = readResultRows<Row>(out);
       const arms = ["workflow", "candidate_workflow", "workflow_direct", "candidate_workflow_direct"];
       expect([...new Set(rows.map((r) => r.arm))].sort()).toEqual([...arms].sort());
       expect(rows).toHaveLength(8);
@@ -150,7 +125,7 @@ describe("candidate arms through the real CLI", () => {
       expect(Object.keys(promotion.target_base_digests)).toEqual([OVERLAY_FILE]);
       expect(promotion.selected_tasks.map((t) => t.id)).toEqual(["demo-clamp", "demo-review-median"]);
 
-      const parsed = parseResultRows(lines.map((line) => JSON.parse(line) as unknown));
+      const parsed = parseResultRows(readResultRows<unknown>(out));
       expect(parsed.ok).toBe(true);
       if (!parsed.ok) return;
       const results = aggregateByTaskArm(parsed.value);
@@ -175,18 +150,17 @@ describe("candidate arms through the real CLI", () => {
     120_000,
   );
 
-  it.skipIf(!runnable && !required)(
+  it.skipIf(tools.skip)(
     "runs review + candidate_review on the review task; one repeat is honestly insufficient_evidence",
     async () => {
-      const overlay = join(ROOT, "tasks/demo/overlays/review-v2");
+      const overlay = join(REPO_ROOT, "tasks/demo/overlays/review-v2");
       const out = join(scratch(), "out");
-      const result = await runMain(["--out", out, "--candidate-overlay", overlay]);
+      const result = await runRunner(["--out", out, "--candidate-overlay", overlay]);
       expect(result.stderr).toBe("");
       expect(result.code).toBe(0);
       const file = ".claude/skills/demo-review/SKILL.md";
       const digest = computeOverlayDigest([{ path: file, bytes: readFileSync(join(overlay, file)) }]);
-      const lines = readFileSync(join(out, "results.jsonl"), "utf8").trimEnd().split("\n");
-      const rows = lines.map((line) => JSON.parse(line) as Row);
+      const rows = readResultRows<Row>(out);
       expect(rows.map((r) => r.arm)).toEqual(["review", "candidate_review"]);
       for (const row of rows) {
         expect(row["candidate_overlay_digest"], row.arm).toBe(row.arm === "candidate_review" ? digest : null);
@@ -197,7 +171,7 @@ describe("candidate arms through the real CLI", () => {
       expect(rows[1]?.["skill_digest"]).toBe(digest);
       const promotion = PromotionSchema.parse(JSON.parse(readFileSync(join(out, "promotion.json"), "utf8")));
       expect(promotion.required_candidate_arms).toEqual(["candidate_review"]);
-      const parsed = parseResultRows(lines.map((line) => JSON.parse(line) as unknown));
+      const parsed = parseResultRows(readResultRows<unknown>(out));
       if (!parsed.ok) throw new Error(parsed.error.message);
       const policy = ReviewPolicySchema.parse(buildCandidatePolicy("candidate_review"));
       const recomputed = evaluateReviewCandidate({ results: aggregateByTaskArm(parsed.value), incumbentArm: "review", policy, model: "claude-sonnet-4-5" });

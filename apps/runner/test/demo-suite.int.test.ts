@@ -1,27 +1,15 @@
 // The whole offline demo suite through the real runner: real Claude Code CLI, real bwrap, real git, the scripted demo
 // model behind the metering gateway, the hidden oracle. Asserts rows and report.md against the script itself.
-import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { flattenReviewScore, isReviewOraclePassed, parseLabels, parseReviewOutput, scoreReview } from "@wfbench/review-scoring";
-import { resolveClaudeCli } from "@wfbench/scripted-model";
+import { REPO_ROOT, probeRunnerTools, readResultRows, runRunner } from "./support/runner-harness.js";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const MAIN = join(ROOT, "apps/runner/src/main.ts");
-const required = process.env["CI"] === "true";
-const hasBwrap = existsSync("/usr/bin/bwrap") && spawnSync("/usr/bin/bwrap", ["--version"], { stdio: "ignore" }).status === 0;
-const hasGit = spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
-const cli = await resolveClaudeCli().then(
-  () => null,
-  (error: unknown) => (error as Error).message,
-);
-const runnable = hasBwrap && hasGit && cli === null;
-if (!runnable && !required) process.stderr.write(`demo-suite.int.test.ts skipped (set CI=true to make this a failure): bwrap=${hasBwrap} git=${hasGit} cli=${cli ?? "ok"}\n`);
+const tools = await probeRunnerTools(import.meta.url);
 
 interface Row {
   [key: string]: unknown;
@@ -33,21 +21,9 @@ interface ScriptTurn {
   usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
 }
 
-function runMain(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", MAIN, ...args], { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root" }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /** The review-output.json bytes a scripted trajectory writes with its Write tool call. */
 function scriptedReview(name: string): Buffer {
-  const script = parse(readFileSync(join(ROOT, "tasks/demo/scripted-model.yaml"), "utf8")) as { trajectories: { name: string; turns: ScriptTurn[] }[] };
+  const script = parse(readFileSync(join(REPO_ROOT, "tasks/demo/scripted-model.yaml"), "utf8")) as { trajectories: { name: string; turns: ScriptTurn[] }[] };
   const write = script.trajectories
     .find((t) => t.name === name)
     ?.turns.flatMap((t) => t.content)
@@ -58,7 +34,7 @@ function scriptedReview(name: string): Buffer {
 
 /** The script's own totals for a trajectory: what the CLI's result event and the gateway must both report. */
 function scriptTotals(names: string[]): { input: number; output: number; cacheRead: number; cacheCreation: number; requests: number } {
-  const script = parse(readFileSync(join(ROOT, "tasks/demo/scripted-model.yaml"), "utf8")) as { trajectories: { name: string; turns: ScriptTurn[] }[] };
+  const script = parse(readFileSync(join(REPO_ROOT, "tasks/demo/scripted-model.yaml"), "utf8")) as { trajectories: { name: string; turns: ScriptTurn[] }[] };
   const turns = script.trajectories.filter((t) => names.includes(t.name)).flatMap((t) => t.turns);
   expect(turns.length).toBeGreaterThan(0);
   return {
@@ -77,22 +53,22 @@ afterAll(() => {
 
 describe("nx run runner:bench (the embedded offline demo suite)", () => {
   it("refuses a bad flag with exit 2, naming the flag and the fix", async () => {
-    const result = await runMain(["--workers", "0"]);
+    const result = await runRunner(["--workers", "0"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--workers must be between 1 and 8");
   });
 
-  it.skipIf(!runnable && !required)(
+  it.skipIf(tools.skip)(
     "runs every arm once through the real CLI, sandbox, gateway and hidden oracle, and reports it",
     async () => {
       const out = join(mkdtempSync(join(tmpdir(), "wfbench-demo-")), "out");
       dirs.push(join(out, ".."));
-      const result = await runMain(["--out", out, "--repeats", "1"]);
+      const result = await runRunner(["--out", out, "--repeats", "1"]);
       const context = `exit ${String(result.code)}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
       expect(result.code, context).toBe(0);
       expect(result.stdout).toContain("report:");
 
-      const rows = readFileSync(join(out, "results.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Row);
+      const rows = readResultRows<Row>(out);
       // Implementation arms run on the implementation task, the review arm on the review task only (Appendix B).
       expect(rows.map((r) => `${String(r["task"])}/${r.arm}`)).toEqual(["demo-clamp/workflow", "demo-clamp/workflow_direct", "demo-clamp/baseline", "demo-review-median/review"]);
       const byArm = Object.fromEntries(rows.map((r) => [r.arm, r])) as Record<string, Row>;
@@ -170,7 +146,7 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       // The review row: its score is exactly review-scoring's score of the scripted artifact against the hidden labels.
       const written = scriptedReview("demo-review-median");
       const review = parseReviewOutput(written);
-      const labels = parseLabels(readFileSync(join(ROOT, "oracles/demo/median.review.labels.json")));
+      const labels = parseLabels(readFileSync(join(REPO_ROOT, "oracles/demo/median.review.labels.json")));
       if (!review.ok || !labels.ok) throw new Error("the scripted review and the demo labels must parse");
       const score = scoreReview(review.value.verdict, review.value.findings, labels.value.findings);
       const reviewRow = byArm["review"] as Row;

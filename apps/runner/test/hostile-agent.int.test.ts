@@ -2,25 +2,15 @@
 // spec forbids (reference §6.3, README "Trust model") and reports what it got; a second trajectory backgrounds a Bash
 // command, which 2.1.332 would otherwise turn into events after the result (a session-error). The evidence read here
 // is the parent-captured transcript, never anything the agent wrote.
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveClaudeCli } from "@wfbench/scripted-model";
+import { probeRunnerTools, readResultRows, runRunner } from "./support/runner-harness.js";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const FIXTURE = fileURLToPath(new URL("./fixtures/hostile-agent", import.meta.url));
-const required = process.env["CI"] === "true";
-const hasBwrap = existsSync("/usr/bin/bwrap") && spawnSync("/usr/bin/bwrap", ["--version"], { stdio: "ignore" }).status === 0;
-const hasGit = spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
-const cli = await resolveClaudeCli().then(
-  () => null,
-  (error: unknown) => (error as Error).message,
-);
-const runnable = hasBwrap && hasGit && cli === null;
-if (!runnable && !required) process.stderr.write(`hostile-agent.int.test.ts skipped (set CI=true to make this a failure): bwrap=${hasBwrap} git=${hasGit} cli=${cli ?? "ok"}\n`);
+const tools = await probeRunnerTools(import.meta.url);
 
 interface Event {
   type: string;
@@ -61,20 +51,16 @@ function probeReport(events: Event[]): Record<string, string[]> {
 }
 
 beforeAll(async () => {
-  if (!runnable && !required) return;
+  if (tools.skip) return;
   // Two repeats with two workers: the cells of one task run at the same time, so "another cell's token" is live.
-  const args = ["--conditions=@wfbench/source", "--import", "tsx", join(ROOT, "apps/runner/src/main.ts"), "--tasks", join(FIXTURE, "repo/tasks/suite.yaml"), "--script", join(FIXTURE, "script.yaml"), "--oracles", join(FIXTURE, "repo/oracles"), "--arms", "workflow_direct", "--repeats", "2", "--workers", "2", "--out", out];
-  exitCode = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root" }, stdio: "ignore" });
-    child.on("error", reject);
-    child.on("close", resolve);
-  });
-  rows = readFileSync(join(out, "results.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  const args = ["--tasks", join(FIXTURE, "repo/tasks/suite.yaml"), "--script", join(FIXTURE, "script.yaml"), "--oracles", join(FIXTURE, "repo/oracles"), "--arms", "workflow_direct", "--repeats", "2", "--workers", "2", "--out", out];
+  exitCode = (await runRunner(args, { capture: false })).code;
+  rows = readResultRows(out);
 }, 90_000);
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-describe.skipIf(!runnable && !required)("a hostile agent inside a cell", () => {
+describe.skipIf(tools.skip)("a hostile agent inside a cell", () => {
   it("ran every cell to a verdict", () => {
     // skill-not-invoked is admissible (counted in medians), so the sweep itself is ok.
     expect(exitCode).toBe(0);

@@ -1,27 +1,17 @@
 // Reference §6.6 through the whole runner: a workflow plan session that writes its one plan document *and* edits a
 // source file breaks the plan-phase boundary. Real CLI, bwrap, git and gateway; the evidence read here is the row, the
 // scripted model's request log (which trajectories were asked for) and report.md.
-import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { resolveClaudeCli } from "@wfbench/scripted-model";
+import { REPO_ROOT, probeRunnerTools, readResultRows, runRunner, type RunnerResult } from "./support/runner-harness.js";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const FIXTURE = fileURLToPath(new URL("./fixtures/plan-boundary", import.meta.url));
-const required = process.env["CI"] === "true";
-const hasBwrap = existsSync("/usr/bin/bwrap") && spawnSync("/usr/bin/bwrap", ["--version"], { stdio: "ignore" }).status === 0;
-const hasGit = spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
-const cli = await resolveClaudeCli().then(
-  () => null,
-  (error: unknown) => (error as Error).message,
-);
-const runnable = hasBwrap && hasGit && cli === null;
-if (!runnable && !required) process.stderr.write(`plan-boundary.int.test.ts skipped (set CI=true to make this a failure): bwrap=${hasBwrap} git=${hasGit} cli=${cli ?? "ok"}\n`);
+const tools = await probeRunnerTools(import.meta.url);
 
 interface Turn {
   usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
@@ -29,22 +19,14 @@ interface Turn {
 
 const base = mkdtempSync(join(tmpdir(), "wfbench-plan-boundary-"));
 const out = join(base, "out");
-let result: { code: number | null; stdout: string; stderr: string } = { code: null, stdout: "", stderr: "" };
+let result: RunnerResult = { code: null, stdout: "", stderr: "" };
 let rows: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  if (!runnable && !required) return;
-  const args = ["--conditions=@wfbench/source", "--import", "tsx", join(ROOT, "apps/runner/src/main.ts"), "--tasks", join(FIXTURE, "suite.yaml"), "--script", join(FIXTURE, "script.yaml"), "--oracles", join(ROOT, "oracles"), "--arms", "workflow", "--out", out];
-  result = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root" }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-  rows = readFileSync(join(out, "results.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  if (tools.skip) return;
+  const args = ["--tasks", join(FIXTURE, "suite.yaml"), "--script", join(FIXTURE, "script.yaml"), "--oracles", join(REPO_ROOT, "oracles"), "--arms", "workflow", "--out", out];
+  result = await runRunner(args);
+  rows = readResultRows(out);
 }, 90_000);
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -56,7 +38,7 @@ function planTrajectory(): Turn[] {
   return turns;
 }
 
-describe.skipIf(!runnable && !required)("a workflow plan session that also edits a source file", () => {
+describe.skipIf(tools.skip)("a workflow plan session that also edits a source file", () => {
   it("fails the cell as plan-evidence-invalid, naming the unauthorized path", () => {
     // plan-evidence-invalid is admissible (a valid negative, counted in medians): the sweep itself exits 0.
     expect(result.code, `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`).toBe(0);

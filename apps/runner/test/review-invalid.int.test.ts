@@ -1,57 +1,39 @@
 // Review cells through the whole runner (real CLI, bwrap, git, gateway) whose scripted reviewer leaves an unusable
 // artifact: truncated JSON, or none at all. The artifact is parsed only after the session exited; either way the row
 // is review-evidence-invalid with every review_* score field null, and the arm has no admissible run (exit 1).
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { flattenReviewScore } from "@wfbench/review-scoring";
-import { resolveClaudeCli } from "@wfbench/scripted-model";
+import { REPO_ROOT, probeRunnerTools, readResultRows, runRunner, type RunnerResult } from "./support/runner-harness.js";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const FIXTURE = fileURLToPath(new URL("./fixtures/review-invalid", import.meta.url));
-const required = process.env["CI"] === "true";
-const hasBwrap = existsSync("/usr/bin/bwrap") && spawnSync("/usr/bin/bwrap", ["--version"], { stdio: "ignore" }).status === 0;
-const hasGit = spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
-const cli = await resolveClaudeCli().then(
-  () => null,
-  (error: unknown) => (error as Error).message,
-);
-const runnable = hasBwrap && hasGit && cli === null;
-if (!runnable && !required) process.stderr.write(`review-invalid.int.test.ts skipped (set CI=true to make this a failure): bwrap=${hasBwrap} git=${hasGit} cli=${cli ?? "ok"}\n`);
+const tools = await probeRunnerTools(import.meta.url);
 
 const base = mkdtempSync(join(tmpdir(), "wfbench-review-invalid-"));
 const out = join(base, "out");
-let result: { code: number | null; stdout: string; stderr: string } = { code: null, stdout: "", stderr: "" };
+let result: RunnerResult = { code: null, stdout: "", stderr: "" };
 let rows: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  if (!runnable && !required) return;
+  if (tools.skip) return;
   // No --arms: the default arm list runs only `review` on review tasks.
-  const args = ["--conditions=@wfbench/source", "--import", "tsx", join(ROOT, "apps/runner/src/main.ts"), "--tasks", join(FIXTURE, "suite.yaml"), "--script", join(FIXTURE, "script.yaml"), "--oracles", join(ROOT, "oracles"), "--out", out];
-  result = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root" }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-  rows = readFileSync(join(out, "results.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  const args = ["--tasks", join(FIXTURE, "suite.yaml"), "--script", join(FIXTURE, "script.yaml"), "--oracles", join(REPO_ROOT, "oracles"), "--out", out];
+  result = await runRunner(args);
+  rows = readResultRows(out);
 }, 90_000);
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe("review cells with an unusable artifact", () => {
-  it.skipIf(!runnable && !required)("run only the review arm and exit 1: the arm has no admissible run", () => {
+  it.skipIf(tools.skip)("run only the review arm and exit 1: the arm has no admissible run", () => {
     expect(result.code, `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`).toBe(1);
     expect(rows.map((row) => `${String(row["task"])}/${String(row["arm"])}`)).toEqual(["review-truncated/review", "review-unwritten/review"]);
   });
 
-  it.skipIf(!runnable && !required)("turn truncated JSON into review-evidence-invalid with null scores, keeping the copied artifact", () => {
+  it.skipIf(tools.skip)("turn truncated JSON into review-evidence-invalid with null scores, keeping the copied artifact", () => {
     const row = rows[0] ?? {};
     expect(row).toMatchObject({ ...flattenReviewScore(null), review_evidence_valid: false, error_kind: "review-evidence-invalid", skill_invoked: true, ok: true });
     expect(row).toMatchObject({ oracle_passed: false, oracle_output: "hidden review labels not fully matched", resolved: false, authored_tests_passed: true });
@@ -60,13 +42,13 @@ describe("review cells with an unusable artifact", () => {
     expect(readFileSync(join(out, "review-truncated-review-run0.review.json"), "utf8")).toBe('{"schema_version":1,"verdict":"request_changes","findings":[{"id":"x","severity":"high"');
   });
 
-  it.skipIf(!runnable && !required)("turn a never-written artifact into review-evidence-invalid (verify fails too, the first kind wins)", () => {
+  it.skipIf(tools.skip)("turn a never-written artifact into review-evidence-invalid (verify fails too, the first kind wins)", () => {
     const row = rows[1] ?? {};
     expect(row).toMatchObject({ ...flattenReviewScore(null), error_kind: "review-evidence-invalid", review_artifact: null, authored_tests_passed: false, resolved: false });
     expect(String(row["error_detail"])).toMatch(/^review output invalid: REVIEW_OUTPUT_MISSING: /u);
   });
 
-  it.skipIf(!runnable && !required)("leave both out of the report's medians and its review quality table", () => {
+  it.skipIf(tools.skip)("leave both out of the report's medians and its review quality table", () => {
     const report = readFileSync(join(out, "report.md"), "utf8");
     expect(report).toMatch(/\| review-truncated \| review-defect \| review \| 0\/0 \(1 excluded\) \|.*review-evidence-invalid×1 \|/u);
     expect(report).not.toContain("## Review quality");

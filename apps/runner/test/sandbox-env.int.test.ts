@@ -1,42 +1,31 @@
 // What the agent's own shell sees inside a cell: the runner's shell-prefix wrapper must leave it no key or token,
 // uid 1000, only the loopback link, and no host home. Evidence is the parent-captured transcript.
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { resolveClaudeCli } from "@wfbench/scripted-model";
+import { probeRunnerTools, readResultRows, runRunner } from "./support/runner-harness.js";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const FIXTURE = fileURLToPath(new URL("./fixtures/probe-env", import.meta.url));
-const required = process.env["CI"] === "true";
-const hasBwrap = existsSync("/usr/bin/bwrap") && spawnSync("/usr/bin/bwrap", ["--version"], { stdio: "ignore" }).status === 0;
-const hasGit = spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
-const cli = await resolveClaudeCli().then(
-  () => null,
-  (error: unknown) => (error as Error).message,
-);
-const runnable = hasBwrap && hasGit && cli === null;
-if (!runnable && !required) process.stderr.write(`sandbox-env.int.test.ts skipped (set CI=true to make this a failure): bwrap=${hasBwrap} git=${hasGit} cli=${cli ?? "ok"}\n`);
+const tools = await probeRunnerTools(import.meta.url);
 
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!runnable && !required)("the agent's shell inside a cell", () => {
+describe.skipIf(tools.skip)("the agent's shell inside a cell", () => {
   it("has a scrubbed environment, uid 1000, only lo and no host home", async () => {
     const base = mkdtempSync(join(tmpdir(), "wfbench-probe-"));
     dirs.push(base);
     const out = join(base, "out");
-    const args = ["--conditions=@wfbench/source", "--import", "tsx", join(ROOT, "apps/runner/src/main.ts"), "--tasks", join(FIXTURE, "suite.yaml"), "--script", join(FIXTURE, "script.yaml"), "--arms", "baseline", "--out", out];
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root" }, stdio: "ignore" });
-      child.on("error", reject);
-      child.on("close", resolve);
-    });
-    const row = JSON.parse(readFileSync(join(out, "results.jsonl"), "utf8")) as Record<string, unknown>;
+    const args = ["--tasks", join(FIXTURE, "suite.yaml"), "--script", join(FIXTURE, "script.yaml"), "--arms", "baseline", "--out", out];
+    const { code } = await runRunner(args, { capture: false });
+    // results.jsonl must hold exactly one row, as a whole-file JSON.parse once demanded.
+    const rows = readResultRows(out);
+    expect(rows).toHaveLength(1);
+    const row = rows[0] as Record<string, unknown>;
     // The probe changes nothing, so the pipeline's work check must call it out; the arm is then still admissible.
     expect(row["error_kind"]).toBe("no-work-produced");
     expect(code).toBe(0);

@@ -1,0 +1,85 @@
+// Shared plumbing for the runner's integration tests: which host tools they need, how the runner is spawned from
+// source, and how its results.jsonl is read back. Assertions stay in the test files; nothing here decides a verdict.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { resolveClaudeCli } from "@wfbench/scripted-model";
+
+/** The monorepo root: the runner is spawned from here, and fixtures outside apps/runner are addressed from it. */
+export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+
+/** The runner entry point, run from source (never a build) so tests see the tree under test. */
+export const RUNNER_MAIN = join(REPO_ROOT, "apps/runner/src/main.ts");
+
+/** What an integration test file may do on this host. */
+export interface RunnerTools {
+  /** bwrap, git and the pinned Claude Code CLI are all usable. */
+  runnable: boolean;
+  /** CI=true: a missing tool must fail the tests, never skip them. */
+  required: boolean;
+  /** Skip the file's real-runner tests: tools are missing and this is not CI. */
+  skip: boolean;
+  /** Which tool is missing, in the words of the skip note. */
+  reason: string;
+}
+
+/** Probes bwrap, git and the pinned CLI for one test file; trusts only their exit status, and notes a non-CI skip on stderr. */
+export async function probeRunnerTools(testFileUrl: string): Promise<RunnerTools> {
+  const required = process.env["CI"] === "true";
+  const hasBwrap = existsSync("/usr/bin/bwrap") && spawnSync("/usr/bin/bwrap", ["--version"], { stdio: "ignore" }).status === 0;
+  const hasGit = spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
+  const cli = await resolveClaudeCli().then(
+    () => null,
+    (error: unknown) => (error as Error).message,
+  );
+  const runnable = hasBwrap && hasGit && cli === null;
+  const reason = `bwrap=${hasBwrap} git=${hasGit} cli=${cli ?? "ok"}`;
+  const skip = !runnable && !required;
+  if (skip) process.stderr.write(`${basename(fileURLToPath(testFileUrl))} skipped (set CI=true to make this a failure): ${reason}\n`);
+  return { runnable, required, skip, reason };
+}
+
+/** How one runner process ended, with everything it printed (empty when output was not captured). */
+export interface RunnerResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Knobs for one runner process. */
+export interface RunRunnerOptions {
+  /** false: the runner's stdio is ignored, so a straggler holding a pipe can never delay the exit being seen. */
+  capture?: boolean;
+  /** Called after every stdout chunk with all stdout so far, and the child so a test can signal it mid-run. */
+  onStdout?: (stdout: string, child: ChildProcess) => void;
+}
+
+/** Spawns the runner from source with only PATH and HOME from the host (no key, no CI flags) and waits for it to close. */
+export function runRunner(args: readonly string[], options: RunRunnerOptions = {}): Promise<RunnerResult> {
+  const capture = options.capture ?? true;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", RUNNER_MAIN, ...args], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root" },
+      stdio: capture ? ["ignore", "pipe", "pipe"] : "ignore",
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      options.onStdout?.(stdout, child);
+    });
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Parses every line of an output directory's results.jsonl; trusts nothing about the shape beyond valid JSON per line. */
+export function readResultRows<Row = Record<string, unknown>>(outDir: string): Row[] {
+  return readFileSync(join(outDir, "results.jsonl"), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Row);
+}
