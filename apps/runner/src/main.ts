@@ -9,6 +9,7 @@ import { isGatewayError } from "@wfbench/litellm-gateway";
 import { isOracleError } from "@wfbench/oracle-snapshot";
 import { isSandboxError } from "@wfbench/sandbox-bwrap";
 import { isScriptedModelError } from "@wfbench/scripted-model";
+import { isClaudeCliError } from "@wfbench/claude-cli";
 import { redactText } from "@wfbench/stream-json-evidence";
 import { isTaskSuiteError } from "@wfbench/task-suite";
 import { isRunnerError } from "./errors.js";
@@ -36,7 +37,7 @@ function formatEvent(event: SweepEvent, cwd: string): string {
 
 function isEnvironmentError(error: unknown): boolean {
   return (
-    isSandboxError(error) || isSanitizerError(error) || isOracleError(error) || isGatewayError(error) || isScriptedModelError(error) || isBenchReportError(error) || isCellPipelineError(error) || isTaskSuiteError(error)
+    isSandboxError(error) || isSanitizerError(error) || isOracleError(error) || isGatewayError(error) || isScriptedModelError(error) || isClaudeCliError(error) || isBenchReportError(error) || isCellPipelineError(error) || isTaskSuiteError(error)
   );
 }
 

@@ -3,14 +3,15 @@ import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFil
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, writeFileAtomic, type SweepStatus } from "@wfbench/bench-report";
-import { computeSkillFingerprint, isArmForTask, isCandidateArm, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, stageExecOnlyBinary, type Arm, type CandidateOverlay, type ResultRow } from "@wfbench/cell-pipeline";
+import { computeSkillFingerprint, isArmForTask, isCandidateArm, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type Arm, type CandidateOverlay, type ResultRow } from "@wfbench/cell-pipeline";
 import { computeOverlayDigest, listMirrorTargets } from "@wfbench/promotion-gate";
+import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { startGateway } from "@wfbench/litellm-gateway";
 import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/oracle-snapshot";
 import { parseLabels } from "@wfbench/review-scoring";
 import { preflight } from "@wfbench/sandbox-bwrap";
-import { loadScript, resolveClaudeCli, startScriptedModel } from "@wfbench/scripted-model";
+import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { redactText } from "@wfbench/stream-json-evidence";
 import { createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildSweepPromotion, buildTaskBinding, renderPromotionJson, renderPromotionSection } from "./build-sweep-promotion.js";

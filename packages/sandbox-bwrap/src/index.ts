@@ -1,4 +1,4 @@
-export { SandboxError, SandboxPolicyError, SandboxPreflightError, SeccompUnsupportedArchError, UnsafeBackendRefusedError, isSandboxError } from "./errors.js";
+export { SandboxError, SandboxPolicyError, SandboxPreflightError, SeccompUnsupportedArchError, isSandboxError } from "./errors.js";
 export type { PreflightFailureCode, SandboxErrorCode } from "./errors.js";
 export {
   AbsolutePathSchema,
@@ -37,10 +37,6 @@ export { DEFAULT_BWRAP_PATH, runSandboxed } from "./run-sandboxed.js";
 export type { BwrapRunOptions } from "./run-sandboxed.js";
 export { classifyBwrapFailure, preflight } from "./preflight.js";
 export type { BwrapFailureClass, PreflightOptions, PreflightReport } from "./preflight.js";
-export { UNSAFE_NO_BWRAP, createHostUnsafeBackend } from "./host-unsafe-backend.js";
-export type { HostUnsafeBackend, HostUnsafeBackendOptions } from "./host-unsafe-backend.js";
-export { buildHostPathMap, rewriteSandboxText, toHostPath } from "./host-paths.js";
-export type { HostPathMap } from "./host-paths.js";
 export { forceRemoveTree, lockTreeReadOnly } from "./tree-modes.js";
 export { createBwrapBackend } from "./sandbox-backend.js";
 export type { BwrapBackend } from "./sandbox-backend.js";

@@ -1,5 +1,5 @@
-export { ScriptedModelError, isScriptedModelError, ListenError, RequestLogWriteError, ClaudeCliError } from "./errors.js";
-export type { ScriptedModelErrorCode, ClaudeCliErrorCode } from "./errors.js";
+export { ScriptedModelError, isScriptedModelError, ListenError, RequestLogWriteError } from "./errors.js";
+export type { ScriptedModelErrorCode } from "./errors.js";
 export { loadScript, parseScript, formatFieldPath } from "./load-script.js";
 export type { ScriptLoadResult, ScriptRefusal, ScriptIssue } from "./load-script.js";
 export { ScriptSchema, MessagesRequestSchema } from "./schema.js";
@@ -23,12 +23,5 @@ export { redactHeaders, redactSecretText, isSecretHeaderName, REDACTED } from ".
 export type { RequestLogEntry, RequestOutcome } from "./request-log.js";
 export { startScriptedModel, selectFault } from "./start-scripted-model.js";
 export type { ScriptedModelServer, ScriptedModelOptions, ScriptedModelListen } from "./start-scripted-model.js";
-export {
-  resolveClaudeCli,
-  PINNED_CLAUDE_CODE_VERSION,
-  detectClaudeCliPlatform,
-  selectPlatformPackage,
-} from "./claude-cli.js";
-export type { ResolvedClaudeCli, ResolveClaudeCliOptions, ClaudeCliPlatform } from "./claude-cli.js";
 export { parseListen } from "./parse-listen.js";
 export type { ListenParseResult } from "./parse-listen.js";

@@ -17,6 +17,8 @@ export type { ProgressPreviewOptions, ProgressPreviewer } from "./format-progres
 export { normalizeSkillName } from "./normalize-skill-name.js";
 export { createEvidenceStreamParser, parseEvidenceBytes, parseEvidenceStream, refuseMissingCapture } from "./parse-evidence-stream.js";
 export type { EvidenceStreamParser, ParseEvidenceOptions, ParseEvidenceOutcome, ParsedEvidenceStream } from "./parse-evidence-stream.js";
+export { recordSessionEvidence } from "./record-session-evidence.js";
+export type { CapturedSession, EvidenceContext, RecordedSession, SessionToRecord } from "./record-session-evidence.js";
 export { proveSkillUse } from "./prove-skill-use.js";
 export type { SkillProof } from "./prove-skill-use.js";
 export { REDACTED, SENSITIVE_KEYS, createJsonRedactor, isSensitiveKey, redactJson, redactText, RedactionCollision } from "./redact-text.js";
