@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveClaudeCli } from "@wfbench/claude-cli";
 import { parseScript, startScriptedModel, type ScriptedModelServer } from "@wfbench/scripted-model";
-import { SANDBOX_GATEWAY_SOCKET, runSandboxed } from "../src/index.js";
+import { runSandboxed } from "../src/run-sandboxed.js";
+import { SANDBOX_GATEWAY_SOCKET } from "../src/schema.js";
 import { makeTempDir, skipBwrap } from "./helpers.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/claude-session", import.meta.url));

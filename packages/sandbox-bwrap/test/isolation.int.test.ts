@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveClaudeCli } from "@wfbench/claude-cli";
-import { runSandboxed } from "../src/index.js";
+import { runSandboxed } from "../src/run-sandboxed.js";
 import { TEST_ENV, hostCommandLines, makeTempDir, skipBwrap, token } from "./helpers.js";
 
 const cleanups: Array<() => void | Promise<void>> = [];

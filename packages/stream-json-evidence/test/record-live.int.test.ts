@@ -2,7 +2,11 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { classifyOutcome, parseEvidenceBytes, parseEvidenceStream, proveSkillUse, redactTranscript, summarizeUsage } from "../src/index.js";
+import { classifyOutcome } from "../src/classify-outcome.js";
+import { parseEvidenceBytes, parseEvidenceStream } from "../src/parse-evidence-stream.js";
+import { proveSkillUse } from "../src/prove-skill-use.js";
+import { redactTranscript } from "../src/redact-transcript.js";
+import { summarizeUsage } from "../src/summarize-usage.js";
 import { FAKE_API_KEY, SKILL_NAME, findClaudeBinary, hasBwrap, recordLiveSession } from "./support/record-live.js";
 
 const claude = await findClaudeBinary();
