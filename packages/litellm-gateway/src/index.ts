@@ -11,6 +11,8 @@ export {
 } from "./errors.js";
 export type { GatewayErrorCode } from "./errors.js";
 export { startGateway } from "./start-gateway.js";
+export { DEFAULT_CONNECTION_LIMITS } from "./guard-connections.js";
+export type { ConnectionLimits, ConnectionStats } from "./guard-connections.js";
 export type { Gateway, StartGatewayOptions } from "./start-gateway.js";
 export { createCellTokenRegistry } from "./cell-tokens.js";
 export type { CellTokenRegistry } from "./cell-tokens.js";
