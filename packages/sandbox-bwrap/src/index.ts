@@ -34,7 +34,7 @@ export type { FilteredSyscall, SyscallTable } from "./syscall-tables.js";
 export { DEFAULT_GRACE_MS, DEFAULT_MAX_STDOUT_BYTES, DEFAULT_STDERR_TAIL_BYTES } from "./run-result.js";
 export type { RunOptions, SandboxBackendKind, SandboxRunResult, SandboxRunState } from "./run-result.js";
 export { DEFAULT_BWRAP_PATH, runSandboxed } from "./run-sandboxed.js";
-export type { BwrapRunOptions } from "./run-sandboxed.js";
+export type { BwrapRunOptions, HostIdentity } from "./run-sandboxed.js";
 export { classifyBwrapFailure, preflight } from "./preflight.js";
 export type { BwrapFailureClass, PreflightOptions, PreflightReport } from "./preflight.js";
 export { UNSAFE_NO_BWRAP, createHostUnsafeBackend } from "./host-unsafe-backend.js";
