@@ -16,13 +16,16 @@ import { redactText } from "@wfbench/stream-json-evidence";
 import { createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildSweepPromotion, buildTaskBinding, renderPromotionJson, renderPromotionSection } from "./build-sweep-promotion.js";
 import { RunnerError } from "./errors.js";
+import { runCellPool } from "./run-cell-pool.js";
 import type { RunnerOptions } from "./parse-args.js";
 
 /** What the sweep tells its caller as it goes (main.ts prints these). */
 export type SweepEvent =
   | { readonly kind: "prepared"; readonly outDir: string; readonly cells: number; readonly claudeVersion: string }
   | { readonly kind: "cell-start"; readonly task: string; readonly arm: Arm; readonly run: number; readonly index: number; readonly total: number; readonly elapsedMs: number }
-  | { readonly kind: "cell-end"; readonly row: ResultRow };
+  | { readonly kind: "cell-end"; readonly row: ResultRow }
+  /** Something the operator should know that does not change the outcome (a scratch dir left behind, refused connections). */
+  | { readonly kind: "warning"; readonly message: string };
 
 /** How the sweep ended. */
 export interface SweepSummary {
@@ -169,6 +172,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   const templates = createTemplateCache({ runner: git, parentDir: templatesDir });
   let model: Awaited<ReturnType<typeof startScriptedModel>> | null = null;
   let gateway: Awaited<ReturnType<typeof startGateway>> | null = null;
+  let finished = false;
   try {
     const resolver = createTaskSourceResolver({ git, workDir: sourcesDir });
     const sources = new Map<string, ResolvedSource>();
@@ -216,13 +220,11 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
 
     const rows: ResultRow[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (!signal.aborted) {
-        const index = next;
-        next += 1;
-        const cell = cells[index];
-        if (cell === undefined) return;
+    // A harness exception in one cell stops new cells but waits for the running ones (they share the gateway and the
+    // work dir); the rows recorded so far still get their report, and the log is closed on every path.
+    let pool: Awaited<ReturnType<typeof runCellPool>>;
+    try {
+      pool = await runCellPool(cells, options.workers, signal, async (cell, index) => {
         input.onEvent({ kind: "cell-start", task: cell.task.id, arm: cell.arm, run: cell.run, index: index + 1, total: cells.length, elapsedMs: Date.now() - started });
         const row = await runCell({
           task: cell.task,
@@ -248,12 +250,12 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         await log.append(row as unknown as Record<string, unknown>);
         rows.push(row);
         input.onEvent({ kind: "cell-end", row });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(options.workers, cells.length) }, () => worker()));
-    await log.close();
+      });
+    } finally {
+      await log.close();
+    }
 
-    const status: SweepStatus = signal.aborted ? "cancelled" : "complete";
+    const status: SweepStatus = pool.failure !== null ? "aborted" : signal.aborted ? "cancelled" : "complete";
     const report = renderReport(rows as unknown as Record<string, unknown>[], {
       benchmarkModel: options.model,
       proposerModel: null,
@@ -288,15 +290,41 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     }
     const reportPath = join(options.out, "report.md");
     await writeFileAtomic(reportPath, reportText);
+    if (pool.failure !== null) {
+      const cell = cells[pool.failure.index];
+      const cause = pool.failure.error;
+      const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+      throw new RunnerError("RUNNER_CELL_FAILED", `[${cell?.task.id ?? "?"}][${cell?.arm ?? "?"}][run ${cell?.run ?? "?"}] the harness failed (${redactText(what, [])}); the other cells finished and ${reportPath} reports the ${rows.length} row(s) recorded`, { cause });
+    }
     const unusableArms = arms.filter((arm) => {
       const armRows = rows.filter((row) => row.arm === arm);
       return armRows.length > 0 && armRows.every((row) => row.error_kind !== null && UNADMISSIBLE.has(row.error_kind));
     });
+    finished = true;
     return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, unusableArms, elapsedMs: Date.now() - started, promotion: promotionSummary };
   } finally {
-    await gateway?.close();
-    await model?.close();
-    await templates.dispose();
-    await rm(workDir, { recursive: true, force: true });
+    if (gateway !== null) {
+      const seen = gateway.connectionStats();
+      const refused = seen.refusedAtCapacity + seen.evictedUnauthenticated + seen.closedUnauthenticated + seen.refusedCellCapacity;
+      if (refused > 0) input.onEvent({ kind: "warning", message: `the gateway refused or closed ${refused} client connection(s) (at capacity ${seen.refusedAtCapacity}, evicted ${seen.evictedUnauthenticated}, unauthenticated ${seen.closedUnauthenticated}, over a cell's cap ${seen.refusedCellCapacity}; at most ${seen.peakOpen} open at once)` });
+    }
+    // Every step runs whatever the others did; a failure of the sweep itself stays the error that is reported.
+    let cleanupError: unknown = null;
+    for (const step of [() => gateway?.close(), () => model?.close(), () => templates.dispose()]) {
+      try {
+        await step();
+      } catch (error) {
+        cleanupError ??= error;
+        if (!finished) input.onEvent({ kind: "warning", message: `cleanup after the failed sweep: ${redactText(String(error), [])}` });
+      }
+    }
+    // The report is written and the rows are final: a scratch dir that cannot be removed is the operator's to delete,
+    // not a different outcome.
+    await rm(workDir, { recursive: true, force: true }).catch((error: unknown) => {
+      input.onEvent({ kind: "warning", message: `could not remove the scratch directory ${workDir} (${redactText(String(error), [])}): delete it by hand` });
+    });
+    // A release failure after a finished sweep must still fail the run (the sweep's own error wins otherwise).
+    // eslint-disable-next-line no-unsafe-finally
+    if (finished && cleanupError !== null) throw cleanupError;
   }
 }
