@@ -1,5 +1,6 @@
 import { SANDBOX_GATEWAY_SOCKET, runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
-import type { SessionErrorDetail, TokenUsage, TranscriptArtifactRecord } from "@wfbench/stream-json-evidence";
+import type { ErrorKind, TranscriptArtifactRecord } from "@wfbench/result-row";
+import type { SessionErrorDetail, TokenUsage } from "@wfbench/stream-json-evidence";
 import { buildCliGatewayEnv } from "@wfbench/litellm-gateway";
 import { SANDBOX_REVIEW_OUTPUT } from "@wfbench/review-scoring";
 import type { SessionSpec } from "./arms.js";
@@ -44,7 +45,7 @@ export type SessionSandbox = typeof runSandboxed;
 export interface SessionRecord {
   readonly phase: SessionSpec["phase"];
   readonly ok: boolean;
-  readonly errorKind: string | null;
+  readonly errorKind: ErrorKind | null;
   readonly errorDetail: SessionErrorDetail | string | null;
   readonly skillInvoked: boolean | null;
   readonly transcriptMissing: boolean;

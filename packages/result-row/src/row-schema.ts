@@ -43,7 +43,7 @@ export const SessionErrorDetailSchema = z.strictObject({
   is_error: z.boolean().nullable().optional(),
   terminal_reason: z.string().nullable().optional(),
   api_error_status: z.int().nullable().optional(),
-  errors: z.array(z.string()).optional(),
+  errors: z.array(z.string()).readonly().optional(),
 });
 
 /** A session-error detail. */

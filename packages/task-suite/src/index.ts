@@ -8,3 +8,5 @@ export { PLAIN_SOURCE_COMMIT_ENV, createTaskSourceResolver } from "./resolve-tas
 export type { ResolveSourceResult, ResolvedSource, SourceRefusal, TaskSourceResolver, TaskSourceResolverOptions } from "./resolve-task-source.js";
 export { digestTaskPrompt } from "./digest-task-prompt.js";
 export { isReviewTask } from "./is-review-task.js";
+export { buildTaskBinding } from "./build-task-binding.js";
+export type { TaskDefinitionBinding } from "./build-task-binding.js";
