@@ -2,7 +2,7 @@ export { CellPipelineError, isCellPipelineError } from "./errors.js";
 export type { CellPipelineErrorCode } from "./errors.js";
 export { HEADLESS_VERIFY, PLAN_DIR, buildArmSessions, isArmForTask, listArmSkills } from "./arms.js";
 export type { SessionSpec } from "./arms.js";
-export { OVERLAY_LIMITS, checkCandidatePath, readCandidateOverlay } from "./read-candidate-overlay.js";
+export { OVERLAY_LIMITS, checkCandidatePath, listSuiteSkills, readCandidateOverlay } from "./read-candidate-overlay.js";
 export type { CandidateOverlay, CandidateOverlayFile, OverlayRefusal, OverlayRule } from "./read-candidate-overlay.js";
 export { OVERLAY_COMMIT_MESSAGE, applyCandidateOverlay } from "./apply-candidate-overlay.js";
 export { SANDBOX_CLAUDE, SANDBOX_PATH, SANDBOX_SHELL_PREFIX, buildSandboxEnv, renderShellPrefix } from "./build-sandbox-env.js";
