@@ -3,9 +3,10 @@ import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFil
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, writeFileAtomic, type SweepStatus } from "@wfbench/bench-report";
-import { computeSkillFingerprint, isArmForTask, isCandidateArm, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type Arm, type CandidateOverlay, type ResultRow } from "@wfbench/cell-pipeline";
-import { computeOverlayDigest, listMirrorTargets } from "@wfbench/promotion-gate";
+import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
+import { computeOverlayDigest, formatPromotionFile, listMirrorTargets, type Promotion } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
+import { isCandidateArm, isExcludedErrorKind, type Arm, type ResultRow } from "@wfbench/result-row";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { startGateway } from "@wfbench/litellm-gateway";
 import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/oracle-snapshot";
@@ -13,8 +14,8 @@ import { parseLabels } from "@wfbench/review-scoring";
 import { preflight } from "@wfbench/sandbox-bwrap";
 import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { redactText } from "@wfbench/stream-json-evidence";
-import { createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
-import { buildSweepPromotion, buildTaskBinding, renderPromotionJson, renderPromotionSection } from "./build-sweep-promotion.js";
+import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
+import { buildSweepPromotion } from "./build-sweep-promotion.js";
 import { RunnerError } from "./errors.js";
 import { runCellPool } from "./run-cell-pool.js";
 import type { RunnerOptions } from "./parse-args.js";
@@ -48,8 +49,6 @@ export interface RunSweepInput {
   readonly signal: AbortSignal;
   readonly onEvent: (event: SweepEvent) => void;
 }
-
-const UNADMISSIBLE = new Set(["session-error", "infra-error", "cleanup-failure", "cancelled", "evidence-unverified", "review-evidence-invalid"]);
 
 async function prepareOutDir(out: string): Promise<void> {
   await mkdir(out, { recursive: true });
@@ -247,7 +246,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           signal,
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
         });
-        await log.append(row as unknown as Record<string, unknown>);
+        await log.append(row);
         rows.push(row);
         input.onEvent({ kind: "cell-end", row });
       });
@@ -256,40 +255,46 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     }
 
     const status: SweepStatus = pool.failure !== null ? "aborted" : signal.aborted ? "cancelled" : "complete";
-    const report = renderReport(rows as unknown as Record<string, unknown>[], {
-      benchmarkModel: options.model,
-      proposerModel: null,
-      effort: options.effort,
-      selectedTasks: tasks.map((t) => t.id),
-      skippedExpensiveTasks: suite.value.skippedExpensive,
-      upstream: "scripted",
-      claudeCodeVersion: cli.version,
-      status,
-    });
-    if (!report.ok) throw new RunnerError("RUNNER_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
-    let reportText = report.value;
-    let promotionSummary: SweepSummary["promotion"] = null;
-    if (overlay !== null) {
-      const promotion = buildSweepPromotion({
-        rows,
-        arms,
-        thresholds: options.promotion,
-        model: options.model,
+    // Both are pure: the promotion's decisions go into report.md, and neither file is written unless both were built.
+    const promotion: Promotion | null =
+      overlay === null
+        ? null
+        : buildSweepPromotion({
+            rows,
+            arms,
+            thresholds: options.promotion,
+            model: options.model,
+            effort: options.effort,
+            overlayPath: overlay.value.root,
+            overlayDigest: overlay.digest,
+            targetBaseDigests,
+            selectedTasks: tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot)),
+            complete: status === "complete",
+            now: new Date(),
+          });
+    const report = renderReport(
+      rows,
+      {
+        benchmarkModel: options.model,
+        proposerModel: null,
         effort: options.effort,
-        overlayPath: overlay.value.root,
-        overlayDigest: overlay.digest,
-        targetBaseDigests,
-        selectedTasks: tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot)),
-        complete: status === "complete",
-        now: new Date(),
-      });
+        selectedTasks: tasks.map((t) => t.id),
+        skippedExpensiveTasks: suite.value.skippedExpensive,
+        upstream: "scripted",
+        claudeCodeVersion: cli.version,
+        status,
+      },
+      { promotion },
+    );
+    if (!report.ok) throw new RunnerError("RUNNER_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
+    let promotionSummary: SweepSummary["promotion"] = null;
+    if (promotion !== null) {
       const promotionPath = join(options.out, "promotion.json");
-      await writeFileAtomic(promotionPath, renderPromotionJson(promotion));
-      reportText = `${reportText.replace(/\n*$/u, "\n")}\n${renderPromotionSection(promotion)}`;
+      await writeFileAtomic(promotionPath, formatPromotionFile(promotion));
       promotionSummary = { path: promotionPath, decisions: promotion.decisions.map((d) => ({ candidateArm: d.candidate_arm, decision: d.decision })) };
     }
     const reportPath = join(options.out, "report.md");
-    await writeFileAtomic(reportPath, reportText);
+    await writeFileAtomic(reportPath, report.value);
     if (pool.failure !== null) {
       const cell = cells[pool.failure.index];
       const cause = pool.failure.error;
@@ -298,7 +303,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     }
     const unusableArms = arms.filter((arm) => {
       const armRows = rows.filter((row) => row.arm === arm);
-      return armRows.length > 0 && armRows.every((row) => row.error_kind !== null && UNADMISSIBLE.has(row.error_kind));
+      return armRows.length > 0 && armRows.every((row) => isExcludedErrorKind(row.error_kind));
     });
     finished = true;
     return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, unusableArms, elapsedMs: Date.now() - started, promotion: promotionSummary };

@@ -1,16 +1,12 @@
 import { chmod, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { TRANSCRIPT_SOURCE, type TranscriptArtifactRecord } from "@wfbench/result-row";
 import { EvidenceArtifactError } from "./errors.js";
-import { TRANSCRIPT_SOURCE, sha256Hex, type TranscriptArtifact } from "./redact-transcript.js";
+import { sha256Hex, type TranscriptArtifact } from "./redact-transcript.js";
 import { SESSION_ID_PATTERN, TRANSCRIPT_PREFIX_PATTERN } from "./schema.js";
 
-/** The row's record of a persisted transcript. */
-export interface TranscriptArtifactRecord {
-  readonly path: string;
-  readonly sha256: string;
-  readonly bytes: number;
-  readonly source: typeof TRANSCRIPT_SOURCE;
-}
+/** The row's record of a persisted transcript (the row contract's shape). */
+export type { TranscriptArtifactRecord };
 
 /**
  * Writes a redacted transcript as `<directory>/<prefix>-<sessionId>.jsonl` (directory 0700, file 0600, exclusive
