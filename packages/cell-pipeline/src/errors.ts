@@ -2,6 +2,8 @@
 export type CellPipelineErrorCode =
   | "CELL_PIPELINE_SKILL_INVALID"
   | "CELL_PIPELINE_WORKSPACE_FAILED"
+  /** git ran in the sandbox and refused the workspace (exited non-zero): what the tree holds, not the harness. */
+  | "CELL_PIPELINE_WORKSPACE_REFUSED"
   | "CELL_PIPELINE_INPUT_INVALID"
   | "CELL_PIPELINE_REVIEW_LABELS_INVALID"
   | "CELL_PIPELINE_OVERLAY_FAILED";

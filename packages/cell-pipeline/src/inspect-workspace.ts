@@ -26,7 +26,10 @@ async function runGit(workspace: string, argv: readonly string[], mode: "ro" | "
     { timeoutMs: GIT_TIMEOUT_MS, maxStdoutBytes, ...(signal === undefined ? {} : { signal }) },
   );
   if (!result.ok) {
-    throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `git ${argv[0] ?? ""} in the sandbox ended ${result.state} (exit ${String(result.exitCode)}): ${result.stderrTail.slice(-300)}`);
+    // git ran to its own exit and said no: the tree is what it is (a removed .git, a file it cannot diff). Any other
+    // ending (no start, a timeout, a cancel) says nothing about the tree.
+    const code = result.state === "exited" ? "CELL_PIPELINE_WORKSPACE_REFUSED" : "CELL_PIPELINE_WORKSPACE_FAILED";
+    throw new CellPipelineError(code, `git ${argv[0] ?? ""} in the sandbox ended ${result.state} (exit ${String(result.exitCode)}): ${result.stderrTail.slice(-300)}`);
   }
   return { stdout: result.stdout, overflow: result.stdoutOverflow };
 }
@@ -45,7 +48,8 @@ export async function digestWorkspaceDiff(workspace: string, baseSha: string, si
 /**
  * The workspace's HEAD commit, asked of git inside the sandbox (no network). Why not read `.git/HEAD` on the host: a
  * task's `setup` is untrusted and could leave HEAD a symbolic ref or a symlink to a host file.
- * @throws {CellPipelineError} CELL_PIPELINE_WORKSPACE_FAILED when git fails or answers something other than a commit id.
+ * @throws {CellPipelineError} CELL_PIPELINE_WORKSPACE_REFUSED when git exits non-zero, CELL_PIPELINE_WORKSPACE_FAILED when
+ * it does not run to its exit or answers something other than a commit id.
  */
 export async function readWorkspaceHead(workspace: string, signal?: AbortSignal): Promise<string> {
   const out = await runGit(workspace, ["rev-parse", "--verify", "--end-of-options", "HEAD^{commit}"], "ro", 256, signal);

@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { judgeCell, judgeCleanupFailure, type CellFacts, type CellVerdict, type MeasuredFacts, type SessionFacts } from "./judge-cell.js";
+import { isAbortedByAgent, judgeCell, judgeCleanupFailure, type CellFacts, type CellVerdict, type MeasuredFacts, type SessionEnding, type SessionFacts, type WireFacts } from "./judge-cell.js";
 
-const OK_SESSIONS: SessionFacts = { ok: true, errorKind: null, errorDetail: null, cancelled: false };
-const CLEAN: MeasuredFacts = { review: false, planFailure: null, reviewFailure: null, skillsChanged: false, verifyPassed: true, oraclePassed: true, reviewInvalid: null, diffUnchanged: false, aborted: false };
+const OK_SESSIONS: SessionFacts = { ok: true, errorKind: null, errorDetail: null, cancelled: false, failedEnding: null };
+const ANSWERED: WireFacts = { requests: 2, upstreamFailedRequests: 0 };
+const OUTAGE: WireFacts = { requests: 4, upstreamFailedRequests: 3 };
+const CLEAN: MeasuredFacts = { review: false, planFailure: null, reviewFailure: null, skillsChanged: false, verifyPassed: true, oraclePassed: true, reviewInvalid: null, diffUnchanged: false, aborted: false, workspaceInvalid: null, wire: ANSWERED };
+/** How the kill-cli trajectory of apps/runner/test/failure-attribution.int.test.ts ends: SIGTERM from its own Bash call. */
+const KILLED_IN_TOOL: SessionEnding = { processState: "exited", exitCode: 143, streamEnd: "tool-call" };
 const SESSION_ERROR_DETAIL = { subtype: "error_during_execution", returncode: 1, process_state: "exited", stderr_tail: null, stdout_tail: null, process_detail: null, event_stream_error: null };
 
 function measured(sessions: Partial<SessionFacts>, facts: Partial<MeasuredFacts>): CellFacts {
@@ -48,10 +52,57 @@ describe("judgeCell: the error-kind precedence of reference §4.2/§4.3", () => 
       { ok: false, error_kind: "cancelled", resolved: false, error_detail: "the sweep was cancelled before the cell finished" },
     ],
     ["a cancel overrides a resolved cell", measured({}, { aborted: true }), { ok: false, error_kind: "cancelled", resolved: false }],
-    ["a cancelled session wins, keeping the sessions' detail", { stage: "sessions-cancelled", sessions: { ok: false, errorKind: "session-error", errorDetail: "killed", cancelled: true } }, { ok: false, error_kind: "cancelled", resolved: false, error_detail: "killed" }],
+    ["a cancelled session wins, keeping the sessions' detail", { stage: "sessions-cancelled", sessions: { ok: false, errorKind: "session-error", errorDetail: "killed", cancelled: true, failedEnding: null } }, { ok: false, error_kind: "cancelled", resolved: false, error_detail: "killed" }],
     ["a failed setup is infra-error", { stage: "setup-failed", detail: "setup exited (exit 1): no such file" }, { ok: false, error_kind: "infra-error", resolved: false, error_detail: "setup exited (exit 1): no such file" }],
-    ["a harness failure is infra-error", { stage: "interrupted", aborted: false, detail: "SandboxPolicyError(SANDBOX_X): gone" }, { ok: false, error_kind: "infra-error", resolved: false, error_detail: "SandboxPolicyError(SANDBOX_X): gone" }],
-    ["a harness failure after a cancel is cancelled", { stage: "interrupted", aborted: true, detail: "aborted" }, { ok: false, error_kind: "cancelled", resolved: false }],
+    ["a harness failure is infra-error", { stage: "interrupted", aborted: false, detail: "SandboxPolicyError(SANDBOX_X): gone", origin: "harness" }, { ok: false, error_kind: "infra-error", resolved: false, error_detail: "SandboxPolicyError(SANDBOX_X): gone" }],
+    ["a harness failure after a cancel is cancelled", { stage: "interrupted", aborted: true, detail: "aborted", origin: "harness" }, { ok: false, error_kind: "cancelled", resolved: false }],
+    [
+      "a failure the candidate's workspace caused is workspace-invalid, not infra-error",
+      { stage: "interrupted", aborted: false, detail: "Error(ENAMETOOLONG): name too long, scandir '/w/d/d/d'", origin: "workspace" },
+      { ok: false, error_kind: "workspace-invalid", resolved: false, error_detail: "Error(ENAMETOOLONG): name too long, scandir '/w/d/d/d'" },
+    ],
+    ["a cancel still wins over a workspace failure", { stage: "interrupted", aborted: true, detail: "x", origin: "workspace" }, { ok: false, error_kind: "cancelled", resolved: false }],
+    [
+      "git refusing the workspace after the session (.git removed) is workspace-invalid even when the oracle failed",
+      measured({}, { oraclePassed: false, workspaceInvalid: "git diff refused the workspace after the session: fatal: not a git repository" }),
+      { ok: true, error_kind: "workspace-invalid", resolved: false, error_detail: "git diff refused the workspace after the session: fatal: not a git repository" },
+    ],
+    ["an unmeasurable workspace never resolves, even when verify and the oracle passed", measured({}, { workspaceInvalid: "git diff: Out of memory" }), { ok: true, error_kind: "workspace-invalid", resolved: false }],
+    [
+      "an unmeasurable workspace after a session error is a diagnostic only",
+      measured({ ok: false, errorKind: "skill-not-invoked", errorDetail: "no Skill call" }, { workspaceInvalid: "gone" }),
+      { ok: false, error_kind: "skill-not-invoked", resolved: false, diagnostics: ["workspace invalid: gone"] },
+    ],
+    [
+      "the agent SIGTERMing its own CLI from a Bash call is session-aborted-by-agent, keeping the session detail",
+      measured({ ok: false, errorKind: "session-error", errorDetail: SESSION_ERROR_DETAIL, failedEnding: KILLED_IN_TOOL }, { oraclePassed: false }),
+      { ok: false, error_kind: "session-aborted-by-agent", resolved: false, error_detail: SESSION_ERROR_DETAIL },
+    ],
+    [
+      "a signal death inside the tool call counts as the agent's even when the gateway saw an outage",
+      measured({ ok: false, errorKind: "session-error", errorDetail: "x", failedEnding: KILLED_IN_TOOL }, { wire: OUTAGE }),
+      { ok: false, error_kind: "session-aborted-by-agent", resolved: false },
+    ],
+    [
+      "a plain exit inside the tool call is the agent's only when the gateway answered every request",
+      measured({ ok: false, errorKind: "session-error", errorDetail: "x", failedEnding: { ...KILLED_IN_TOOL, exitCode: 1 } }, { wire: OUTAGE }),
+      { ok: false, error_kind: "session-error", resolved: false },
+    ],
+    [
+      "a CLI ending after failed model requests (an outage) stays session-error, excluded",
+      measured({ ok: false, errorKind: "session-error", errorDetail: "x", failedEnding: { processState: "exited", exitCode: 1, streamEnd: "result" } }, { wire: OUTAGE }),
+      { ok: false, error_kind: "session-error", resolved: false },
+    ],
+    [
+      "a session the harness timed out stays session-error, wherever its stream stopped",
+      measured({ ok: false, errorKind: "session-error", errorDetail: "x", failedEnding: { processState: "timeout", exitCode: 143, streamEnd: "tool-call" } }, {}),
+      { ok: false, error_kind: "session-error", resolved: false },
+    ],
+    [
+      "a SIGINT interrupt the CLI recorded is the agent's (the harness never sends one)",
+      measured({ ok: false, errorKind: "session-error", errorDetail: "x", failedEnding: { processState: "exited", exitCode: 0, streamEnd: "interrupted" } }, { wire: OUTAGE }),
+      { ok: false, error_kind: "session-aborted-by-agent", resolved: false },
+    ],
   ])("%s", (_name, facts, expected) => {
     expect(judgeCell(facts)).toMatchObject(expected);
   });
@@ -64,15 +115,52 @@ describe("judgeCell: the error-kind precedence of reference §4.2/§4.3", () => 
           for (const skillsChanged of flags)
             for (const diffUnchanged of flags)
               for (const review of flags)
-                for (const aborted of flags) {
-                  const verdict = judgeCell(measured({ ok, errorKind: ok ? null : "session-error" }, { verifyPassed, oraclePassed, skillsChanged, diffUnchanged, review, aborted }));
-                  expect(verdict.resolved).toBe(verdict.ok && verdict.error_kind === null);
-                  expect(verdict.resolved).toBe(ok && verifyPassed && oraclePassed && !skillsChanged && (review || !diffUnchanged) && !aborted);
-                }
+                for (const aborted of flags)
+                  for (const broken of flags) {
+                    const workspaceInvalid = broken ? "git refused the workspace" : null;
+                    const verdict = judgeCell(measured({ ok, errorKind: ok ? null : "session-error" }, { verifyPassed, oraclePassed, skillsChanged, diffUnchanged, review, aborted, workspaceInvalid }));
+                    expect(verdict.resolved).toBe(verdict.ok && verdict.error_kind === null);
+                    expect(verdict.resolved).toBe(ok && verifyPassed && oraclePassed && !skillsChanged && (review || !diffUnchanged) && !aborted && !broken);
+                  }
+  });
+});
+
+describe("isAbortedByAgent: the CLI ended by its own tools, told apart from an outage by host evidence", () => {
+  it.each<[string, SessionEnding, WireFacts, boolean]>([
+    ["SIGTERM from a Bash call, gateway answered", KILLED_IN_TOOL, ANSWERED, true],
+    ["SIGHUP from a Bash call", { ...KILLED_IN_TOOL, exitCode: 129 }, ANSWERED, true],
+    ["a background SIGTERM that landed while a request was in flight (aborted by the client, not upstream)", KILLED_IN_TOOL, { requests: 2, upstreamFailedRequests: 0 }, true],
+    ["exit 1 inside the tool call, gateway answered", { ...KILLED_IN_TOOL, exitCode: 1 }, ANSWERED, true],
+    ["exit 1 inside the tool call, upstream failures", { ...KILLED_IN_TOOL, exitCode: 1 }, OUTAGE, false],
+    ["a signal number past 64 is not a signal death", { ...KILLED_IN_TOOL, exitCode: 200 }, OUTAGE, false],
+    ["the harness's timeout", { ...KILLED_IN_TOOL, processState: "timeout" }, ANSWERED, false],
+    ["the harness's forced kill", { ...KILLED_IN_TOOL, processState: "forced-kill", exitCode: 137 }, ANSWERED, false],
+    ["a cancel", { ...KILLED_IN_TOOL, processState: "cancelled" }, ANSWERED, false],
+    ["a sandbox that never started", { processState: "spawn-failure", exitCode: null, streamEnd: "unparsed" }, ANSWERED, false],
+    ["waiting on the model", { ...KILLED_IN_TOOL, streamEnd: "model-turn" }, ANSWERED, false],
+    ["a result event the CLI wrote itself (is_error)", { ...KILLED_IN_TOOL, exitCode: 1, streamEnd: "result" }, ANSWERED, false],
+    ["an unparsed capture", { ...KILLED_IN_TOOL, streamEnd: "unparsed" }, ANSWERED, false],
+    ["no conversation at all", { ...KILLED_IN_TOOL, streamEnd: "none" }, ANSWERED, false],
+    ["a recorded interrupt, even with an outage", { processState: "exited", exitCode: 0, streamEnd: "interrupted" }, OUTAGE, true],
+  ])("%s → %s", (_name, ending, wire, expected) => {
+    expect(isAbortedByAgent(ending, wire)).toBe(expected);
   });
 });
 
 describe("judgeCleanupFailure", () => {
+  it("counts a candidate-written tree that would not go against the candidate, not as an exclusion", () => {
+    expect(judgeCleanupFailure({ error_kind: "oracle-failed", error_detail: null }, "DurableFsError: rm failed", "workspace")).toEqual({
+      ok: false,
+      error_kind: "workspace-invalid",
+      error_detail: "primary=oracle-failed: null; cleanup of the candidate's files: DurableFsError: rm failed",
+      resolved: false,
+      diagnostics: [],
+    });
+    expect(judgeCleanupFailure({ error_kind: null, error_detail: null }, "e", "workspace")).toMatchObject({ error_kind: "workspace-invalid", resolved: false });
+    expect(judgeCleanupFailure({ error_kind: "cancelled", error_detail: null }, "e", "workspace").error_kind).toBe("cancelled");
+    expect(judgeCleanupFailure({ error_kind: "oracle-failed", error_detail: null }, "e", "harness").error_kind).toBe("cleanup-failure");
+  });
+
   it("overrides the row with cleanup-failure and keeps the primary kind and detail", () => {
     expect(judgeCleanupFailure({ error_kind: "verify-failed", error_detail: null }, "Error(EBUSY): busy")).toEqual({
       ok: false,

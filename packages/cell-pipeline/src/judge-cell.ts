@@ -1,4 +1,22 @@
 import type { ErrorDetail, ErrorKind } from "@wfbench/result-row";
+import type { StreamEnd } from "@wfbench/stream-json-evidence";
+
+/** How the first session that failed with a session-error ended, as the harness saw it. */
+export interface SessionEnding {
+  /** The sandbox run's terminal state: `exited` means the harness sent no signal (no timeout, cancel or kill). */
+  readonly processState: string;
+  /** The CLI's exit code (128+N when it died from signal N). */
+  readonly exitCode: number | null;
+  /** Where the parent-captured stream stopped. */
+  readonly streamEnd: StreamEnd;
+}
+
+/** What the metering gateway saw for the cell's token. */
+export interface WireFacts {
+  readonly requests: number;
+  /** Requests the model side failed (HTTP errors, broken streams, unreachable upstream): an outage's trace. */
+  readonly upstreamFailedRequests: number;
+}
 
 /** What the folded sessions of a cell say (summarizeSessions), and whether any of them was cancelled. */
 export interface SessionFacts {
@@ -6,7 +24,12 @@ export interface SessionFacts {
   readonly errorKind: ErrorKind | null;
   readonly errorDetail: ErrorDetail;
   readonly cancelled: boolean;
+  /** The first session-error session's ending; null when no session ended in a session-error. */
+  readonly failedEnding: SessionEnding | null;
 }
+
+/** Who caused a failure that interrupted the cell or its removal. */
+export type FailureOrigin = "harness" | "workspace";
 
 /** Everything measured after the sessions of a cell that ran to the end. */
 export interface MeasuredFacts {
@@ -27,6 +50,9 @@ export interface MeasuredFacts {
   readonly diffUnchanged: boolean;
   /** The sweep was cancelled while verify or the oracle ran. */
   readonly aborted: boolean;
+  /** Why the harness could not measure what the candidate left (git refused the workspace it read before), or null. */
+  readonly workspaceInvalid: string | null;
+  readonly wire: WireFacts;
 }
 
 /** The facts of one cell at the point it ended. */
@@ -34,7 +60,7 @@ export type CellFacts =
   | { readonly stage: "setup-failed"; readonly detail: string }
   | { readonly stage: "sessions-cancelled"; readonly sessions: SessionFacts }
   | ({ readonly stage: "measured"; readonly sessions: SessionFacts } & MeasuredFacts)
-  | { readonly stage: "interrupted"; readonly aborted: boolean; readonly detail: string };
+  | { readonly stage: "interrupted"; readonly aborted: boolean; readonly detail: string; readonly origin: FailureOrigin };
 
 /** The outcome fields of a row, plus diagnostics to append to its `evidence_diagnostics`. */
 export interface CellVerdict {
@@ -47,17 +73,41 @@ export interface CellVerdict {
 
 const MAX_DETAIL_CHARS = 2000;
 
+/** Exit codes 129–192: the CLI died from signal 1–64 (the sandbox reports 128+N). */
+function diedFromSignal(exitCode: number | null): boolean {
+  return exitCode !== null && exitCode > 128 && exitCode <= 128 + 64;
+}
+
+/**
+ * Whether a session-error was the agent ending its own CLI. Only when the harness stopped nothing (state `exited`) and
+ * the stream stopped in the agent's own tool call: an interrupt the CLI recorded (SIGINT; the harness never sends
+ * one, and a headless session has no user) counts alone; otherwise a death by signal (only a process inside the
+ * sandbox can signal the CLI, pid 1 of its namespace, when the harness sent nothing) or a gateway that answered
+ * every request of the cell (so no outage explains the exit). Pure.
+ */
+export function isAbortedByAgent(ending: SessionEnding, wire: WireFacts): boolean {
+  if (ending.processState !== "exited") return false;
+  if (ending.streamEnd === "interrupted") return true;
+  if (ending.streamEnd !== "tool-call") return false;
+  return diedFromSignal(ending.exitCode) || wire.upstreamFailedRequests === 0;
+}
+
 /**
  * Decides a cell's ok / error_kind / error_detail / resolved from its facts (reference §4.2, §4.3), with the
- * precedence of the original: a cancelled session wins; an infra failure or setup failure is `infra-error` (or
- * `cancelled` when the sweep was cancelled); otherwise the first session error, then plan or review boundary failures
- * of an ok session, then changed skill files, then an invalid review artifact (a diagnostic when a kind is already
- * set), then verify-failed, then oracle-failed; a resolved implementation cell without a diff is no-work-produced;
- * a cancel during verify or the oracle makes the cell cancelled. Pure: trusts the facts, reads nothing.
+ * precedence of the original: a cancelled session wins; a setup failure is `infra-error`, an interrupting failure
+ * `infra-error` when the harness caused it and `workspace-invalid` when the candidate's workspace did (`cancelled`
+ * when the sweep was cancelled); otherwise the first session error (`session-aborted-by-agent` instead of
+ * `session-error` when {@link isAbortedByAgent}), then plan or review boundary failures of an ok session, then changed
+ * skill files, then an invalid review artifact, then a workspace the harness could not measure (each a diagnostic
+ * when a kind is already set), then verify-failed, then oracle-failed; a resolved implementation cell without a diff
+ * is no-work-produced; a cancel during verify or the oracle makes the cell cancelled. Pure: trusts the facts.
  */
 export function judgeCell(facts: CellFacts): CellVerdict {
   if (facts.stage === "setup-failed") return { ok: false, error_kind: "infra-error", error_detail: facts.detail, resolved: false, diagnostics: [] };
-  if (facts.stage === "interrupted") return { ok: false, error_kind: facts.aborted ? "cancelled" : "infra-error", error_detail: facts.detail, resolved: false, diagnostics: [] };
+  if (facts.stage === "interrupted") {
+    const kind: ErrorKind = facts.aborted ? "cancelled" : facts.origin === "workspace" ? "workspace-invalid" : "infra-error";
+    return { ok: false, error_kind: kind, error_detail: facts.detail, resolved: false, diagnostics: [] };
+  }
   const { sessions } = facts;
   if (facts.stage === "sessions-cancelled") return { ok: false, error_kind: "cancelled", error_detail: sessions.errorDetail, resolved: false, diagnostics: [] };
 
@@ -69,6 +119,10 @@ export function judgeCell(facts: CellFacts): CellVerdict {
     kind = next;
     detail = why;
   };
+  if (kind === "session-error" && sessions.failedEnding !== null && isAbortedByAgent(sessions.failedEnding, facts.wire)) {
+    kind = "session-aborted-by-agent";
+    diagnostics.push(`the CLI ended without a result inside the agent's own tool call (state ${sessions.failedEnding.processState}, exit ${String(sessions.failedEnding.exitCode)}, stream ${sessions.failedEnding.streamEnd}, ${facts.wire.requests} gateway request(s), ${facts.wire.upstreamFailedRequests} failed upstream)`);
+  }
   if (sessions.ok && facts.planFailure !== null) {
     ok = false;
     fail("plan-evidence-invalid", facts.planFailure);
@@ -82,6 +136,10 @@ export function judgeCell(facts: CellFacts): CellVerdict {
   if (facts.reviewInvalid !== null) {
     if (kind === null) fail("review-evidence-invalid", `review output invalid: ${facts.reviewInvalid}`);
     else diagnostics.push(`review output invalid: ${facts.reviewInvalid}`);
+  }
+  if (facts.workspaceInvalid !== null) {
+    if (kind === null) fail("workspace-invalid", facts.workspaceInvalid);
+    else diagnostics.push(`workspace invalid: ${facts.workspaceInvalid}`);
   }
 
   let resolved = ok && kind === null && facts.verifyPassed && facts.oraclePassed;
@@ -102,10 +160,15 @@ export function judgeCell(facts: CellFacts): CellVerdict {
 }
 
 /**
- * The verdict when removing the cell's clone failed afterwards (reference §4.2): `cleanup-failure` overrides the
- * row, keeping the primary kind and detail in the message (≤ 2000 characters). Pure.
+ * The verdict when removing the cell afterwards failed (reference §4.2), keeping the primary kind and detail in the
+ * message (≤ 2000 characters). `harness`: the harness's own part of the cell would not go, so `cleanup-failure`
+ * overrides the row (excluded, as in the original). `workspace`: what the candidate wrote (its workspace, home, tmp
+ * or review output, after its sessions ran) would not go: `workspace-invalid`, a valid unresolved run, unless the
+ * cell was cancelled. Pure.
  */
-export function judgeCleanupFailure(primary: Pick<CellVerdict, "error_kind" | "error_detail">, cleanup: string): CellVerdict {
+export function judgeCleanupFailure(primary: Pick<CellVerdict, "error_kind" | "error_detail">, cleanup: string, origin: FailureOrigin = "harness"): CellVerdict {
   const before = `${primary.error_kind ?? "none"}: ${typeof primary.error_detail === "string" ? primary.error_detail : JSON.stringify(primary.error_detail)}`;
-  return { ok: false, error_kind: "cleanup-failure", error_detail: `primary=${before}; cleanup: ${cleanup}`.slice(0, MAX_DETAIL_CHARS), resolved: false, diagnostics: [] };
+  const kind: ErrorKind = origin === "harness" ? "cleanup-failure" : primary.error_kind === "cancelled" ? "cancelled" : "workspace-invalid";
+  const what = origin === "harness" ? "cleanup" : "cleanup of the candidate's files";
+  return { ok: false, error_kind: kind, error_detail: `primary=${before}; ${what}: ${cleanup}`.slice(0, MAX_DETAIL_CHARS), resolved: false, diagnostics: [] };
 }

@@ -57,13 +57,19 @@ export interface MeasureCellInput {
 }
 
 /** What measuring found that judging needs (the session facts and the arm kind come from elsewhere). */
-export type Measurement = Pick<MeasuredFacts, "skillsChanged" | "verifyPassed" | "oraclePassed" | "reviewInvalid" | "diffUnchanged">;
+export type Measurement = Pick<MeasuredFacts, "skillsChanged" | "verifyPassed" | "oraclePassed" | "reviewInvalid" | "diffUnchanged" | "workspaceInvalid">;
+
+function isRefusal(error: unknown): error is CellPipelineError {
+  return error instanceof CellPipelineError && error.code === "CELL_PIPELINE_WORKSPACE_REFUSED";
+}
 
 /**
  * Measures a cell after its model exited: the skill fingerprint again, the visible verify (workspace read-only, no
  * network), the hidden oracle staged only now (or, for a review arm, the artifact scored against labels read only
  * now, and copied out), churn and the patch (written 0600, exclusive), and the diff digest again. Writes each
- * measurement into the draft as soon as it is known; decides nothing (judgeCell does). Environment failures throw;
+ * measurement into the draft as soon as it is known; decides nothing (judgeCell does). git refusing the workspace
+ * it read before the session (a removed `.git`, a file it cannot diff) is returned as `workspaceInvalid` (churn and
+ * patch then stay unmeasured); other environment failures throw;
  * hidden labels that do not parse throw CELL_PIPELINE_REVIEW_LABELS_INVALID (a harness fault).
  */
 export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Promise<Measurement> {
@@ -96,9 +102,17 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
   }
   recordFields(draft, { oracle_passed: verdict.passed, oracle_output: verdict.output });
 
-  const { churn, patch } = await measureWorkspace(workspace, baseSha, input.signal);
-  recordFields(draft, { diff_files: churn.files, diff_insertions: churn.insertions, diff_deletions: churn.deletions });
-  draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, patch);
-  const diffAfter = await digestWorkspaceDiff(workspace, baseSha, input.signal);
-  return { skillsChanged: skillsAfter !== prepared.skillDigest, verifyPassed: verify.passed, oraclePassed: verdict.passed, reviewInvalid, diffUnchanged: diffAfter === prepared.diffBefore };
+  const measured = { skillsChanged: skillsAfter !== prepared.skillDigest, verifyPassed: verify.passed, oraclePassed: verdict.passed, reviewInvalid };
+  let diffAfter: string;
+  try {
+    const { churn, patch } = await measureWorkspace(workspace, baseSha, input.signal);
+    recordFields(draft, { diff_files: churn.files, diff_insertions: churn.insertions, diff_deletions: churn.deletions });
+    draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, patch);
+    diffAfter = await digestWorkspaceDiff(workspace, baseSha, input.signal);
+  } catch (error) {
+    // The same git read this workspace before the session (prepareCell), so a refusal now is what the candidate left.
+    if (!isRefusal(error)) throw error;
+    return { ...measured, diffUnchanged: false, workspaceInvalid: redactText(`the harness's git could not measure the workspace after the session: ${error.message}`, secrets) };
+  }
+  return { ...measured, diffUnchanged: diffAfter === prepared.diffBefore, workspaceInvalid: null };
 }

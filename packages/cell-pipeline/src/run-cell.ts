@@ -9,9 +9,10 @@ import { buildArmSessions, listArmSkills } from "./arms.js";
 import type { CellGateway, RunCellInput } from "./cell-input.js";
 import { emptyRow, recordFields, type CellDraft } from "./empty-row.js";
 import { isCellPipelineError } from "./errors.js";
-import { judgeCell, judgeCleanupFailure, type CellVerdict, type SessionFacts } from "./judge-cell.js";
+import { attributeFailure } from "./attribute-failure.js";
+import { judgeCell, judgeCleanupFailure, type CellVerdict, type SessionEnding, type SessionFacts, type WireFacts } from "./judge-cell.js";
 import { measureCell } from "./measure-cell.js";
-import { prepareCell } from "./prepare-cell.js";
+import { prepareCell, type PreparedCell } from "./prepare-cell.js";
 import { runArmSessions, type SessionProgress } from "./run-arm-sessions.js";
 import type { SessionContext, SessionRecord } from "./run-session.js";
 import { summarizeSessions } from "./summarize-sessions.js";
@@ -61,12 +62,23 @@ function foldInterruptedSessions(sessions: readonly SessionRecord[], planned: nu
   };
 }
 
+/** How the first session-error session ended (its sandbox state and exit, where its stream stopped); null if none. */
+function findFailedEnding(sessions: readonly SessionRecord[]): SessionEnding | null {
+  const failed = sessions.find((session) => session.errorKind !== null);
+  if (failed?.errorKind !== "session-error" || failed.errorDetail === null || typeof failed.errorDetail === "string") return null;
+  return { processState: failed.errorDetail.process_state, exitCode: failed.errorDetail.returncode, streamEnd: failed.streamEnd };
+}
+
 /** Revokes the cell's token once, flushes the gateway's usage log and records the cell's wire usage in the draft. */
-function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): { revoke(): Promise<void>; readonly revoked: boolean } {
+function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): { revoke(): Promise<void>; readonly revoked: boolean; readonly wire: WireFacts } {
   let revoked = false;
+  let facts: WireFacts = { requests: 0, upstreamFailedRequests: 0 };
   return {
     get revoked() {
       return revoked;
+    },
+    get wire() {
+      return facts;
     },
     async revoke() {
       if (revoked) return;
@@ -74,6 +86,7 @@ function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): 
       gateway.revokeCell(cellId);
       await gateway.flush();
       const wire = gateway.summarizeCell(cellId);
+      facts = { requests: wire.requests, upstreamFailedRequests: wire.upstreamFailedRequests };
       recordFields(draft, {
         wire_requests: wire.requests,
         wire_failed_requests: wire.failedRequests,
@@ -89,12 +102,24 @@ function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): 
   };
 }
 
+/** Removes a tree, turning a failure into its message (the caller judges it). */
+async function tryRemove(path: string): Promise<string | null> {
+  try {
+    await removeTree(path);
+    return null;
+  } catch (error) {
+    return describeError(error);
+  }
+}
+
 /**
  * Runs one cell end to end: prepareCell (private sanitized copy, setup, overlay) → runArmSessions (the real CLI in the
  * sandbox, gateway socket only, minted token revoked afterwards) → measureCell (verify read-only without network,
  * hidden oracle staged after the model exited, churn and patch) → judgeCell → one row built through the row contract.
- * Trusts its inputs; environment failures of the sandbox, sanitizer, oracle or evidence layers become an
- * `infra-error` row, any other exception (a harness bug, a row the contract refuses) propagates.
+ * Trusts its inputs. A failure is judged by its root cause (attributeFailure): once a session ran, what the
+ * candidate's own workspace, home or tmp caused is `workspace-invalid`; environment failures of the sandbox,
+ * sanitizer, oracle or evidence layers are `infra-error`; any other exception (a harness bug, a row the contract
+ * refuses) propagates. The cell is removed on every path, candidate-written trees first, before the row is built.
  */
 export async function runCell(input: RunCellInput): Promise<ResultRow> {
   const now = input.now ?? ((): Date => new Date());
@@ -108,12 +133,14 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
   const secrets = [token];
   const evaluatedSkills = listArmSkills(arm, input.skills);
   const draft = emptyRow(input);
-  const finish = (): ResultRow => buildResultRow({ ...draft, recorded_at: now().toISOString() });
   // Outside the try: a harness failure after a session finished must still report what that session measured.
   const progress: SessionProgress = { sessions: [], planProduced: null };
   const plannedSessions = buildArmSessions(arm, task.prompt, input.skills).length;
   let sessionsFolded = false;
+  let sessionsStarted = false;
   let cellRoot: string | null = null;
+  // What the candidate's processes could write; filled in once the cell is prepared.
+  const candidateRoots: string[] = [];
   const gateway = gatewayCloser(input.gateway, cellId, draft);
   try {
     cellRoot = await mkdtemp(join(input.workDir, "cell-"));
@@ -121,8 +148,27 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     if (!prepared.ok) {
       applyVerdict(draft, judgeCell({ stage: "setup-failed", detail: prepared.detail }));
       await gateway.revoke();
-      return finish();
+    } else {
+      candidateRoots.push(prepared.workspace, prepared.home, prepared.tmp, join(prepared.privateRoot, "review-output"));
+      await runPreparedCell(prepared);
     }
+  } catch (error) {
+    if (!isInfraError(error)) throw error;
+    await gateway.revoke().catch(() => undefined);
+    const origin = attributeFailure(error, { sessionsStarted, candidateRoots });
+    applyVerdict(draft, judgeCell({ stage: "interrupted", aborted: input.signal?.aborted === true, detail: redactText(describeError(error), secrets), origin }));
+    if (draft.oracle_output === "" && isOracleError(error)) draft.oracle_output = ORACLE_OUTPUT.unavailable;
+    if (!sessionsFolded && progress.sessions.length > 0) {
+      recordFields(draft, { ...foldInterruptedSessions(progress.sessions, plannedSessions), ...(progress.planProduced === null ? {} : { plan_produced: progress.planProduced }) });
+    }
+  } finally {
+    if (!gateway.revoked) await gateway.revoke().catch(() => undefined);
+    if (cellRoot !== null) await removeCell(cellRoot);
+  }
+  // Built only now, after the removal was judged: no path may return a row that skipped its cleanup verdict.
+  return buildResultRow({ ...draft, recorded_at: now().toISOString() });
+
+  async function runPreparedCell(prepared: PreparedCell): Promise<void> {
     const context: SessionContext = {
       workspace: prepared.workspace,
       homeHostPath: prepared.home,
@@ -142,6 +188,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       ...(input.signal === undefined ? {} : { signal: input.signal }),
       ...(input.sessionSandbox === undefined ? {} : { sandbox: input.sessionSandbox }),
     };
+    sessionsStarted = true;
     const outcome = await runArmSessions(logic, {
       arm,
       taskPrompt: task.prompt,
@@ -158,33 +205,46 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     const summary = summarizeSessions(progress.sessions);
     recordFields(draft, { ...summary, plan_produced: outcome.planProduced });
     sessionsFolded = true;
-    const sessions: SessionFacts = { ok: summary.ok, errorKind: summary.error_kind, errorDetail: summary.error_detail, cancelled: progress.sessions.some((s) => s.cancelled) };
+    const sessions: SessionFacts = {
+      ok: summary.ok,
+      errorKind: summary.error_kind,
+      errorDetail: summary.error_detail,
+      cancelled: progress.sessions.some((s) => s.cancelled),
+      failedEnding: findFailedEnding(progress.sessions),
+    };
     if (sessions.cancelled) {
       applyVerdict(draft, judgeCell({ stage: "sessions-cancelled", sessions }));
-      return finish();
+      return;
     }
     const measured = await measureCell({ input, prepared, evaluatedSkills, reviewDir: outcome.reviewDir, label, secrets }, draft);
     applyVerdict(
       draft,
-      judgeCell({ stage: "measured", sessions, review: logic === "review", planFailure: outcome.planFailure, reviewFailure: outcome.reviewFailure, aborted: input.signal?.aborted === true, ...measured }),
+      judgeCell({
+        stage: "measured",
+        sessions,
+        review: logic === "review",
+        planFailure: outcome.planFailure,
+        reviewFailure: outcome.reviewFailure,
+        aborted: input.signal?.aborted === true,
+        wire: gateway.wire,
+        ...measured,
+      }),
     );
-  } catch (error) {
-    if (!isInfraError(error)) throw error;
-    await gateway.revoke().catch(() => undefined);
-    applyVerdict(draft, judgeCell({ stage: "interrupted", aborted: input.signal?.aborted === true, detail: redactText(describeError(error), secrets) }));
-    if (draft.oracle_output === "" && isOracleError(error)) draft.oracle_output = ORACLE_OUTPUT.unavailable;
-    if (!sessionsFolded && progress.sessions.length > 0) {
-      recordFields(draft, { ...foldInterruptedSessions(progress.sessions, plannedSessions), ...(progress.planProduced === null ? {} : { plan_produced: progress.planProduced }) });
-    }
-  } finally {
-    if (!gateway.revoked) await gateway.revoke().catch(() => undefined);
-    if (cellRoot !== null) {
-      try {
-        await removeTree(cellRoot);
-      } catch (cleanup) {
-        applyVerdict(draft, judgeCleanupFailure(draft, describeError(cleanup)));
+  }
+
+  /** Candidate-written trees first (their failure is the candidate's once a session ran), then the harness's rest. */
+  async function removeCell(root: string): Promise<void> {
+    if (sessionsStarted) {
+      for (const tree of candidateRoots) {
+        const failed = await tryRemove(tree);
+        if (failed !== null) {
+          applyVerdict(draft, judgeCleanupFailure(draft, redactText(failed, secrets), "workspace"));
+          // The rest cannot go while a candidate tree is still inside it; the verdict above already says why.
+          return;
+        }
       }
     }
+    const failed = await tryRemove(root);
+    if (failed !== null) applyVerdict(draft, judgeCleanupFailure(draft, redactText(failed, secrets), "harness"));
   }
-  return finish();
 }

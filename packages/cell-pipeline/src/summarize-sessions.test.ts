@@ -20,6 +20,7 @@ function session(overrides: Partial<SessionRecord> = {}): SessionRecord {
     gitnexusToolUses: 0,
     artifact: null,
     cancelled: false,
+    streamEnd: "result",
     ...overrides,
   };
 }

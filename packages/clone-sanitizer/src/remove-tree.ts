@@ -1,10 +1,28 @@
-import { chmod, lstat, readdir, rm } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { spawn } from "node:child_process";
+import { lstat, rm } from "node:fs/promises";
+import { isAbsolute, resolve } from "node:path";
 import { CleanupError } from "./errors.js";
 
+// Interim until @wfbench/durable-fs removeTree lands (same approach): fixed tool paths, no relative PATH entries.
+const TOOL_ENV = { PATH: "/usr/bin:/bin", LC_ALL: "C" };
+
+function run(command: string, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { env: TOOL_ENV, stdio: ["ignore", "ignore", "pipe"], shell: false });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      if (stderr.length < 4000) stderr += chunk;
+    });
+    child.on("error", fail);
+    child.on("close", (code) => done({ code, stderr: stderr.trim() }));
+  });
+}
+
 /**
- * Remove a cell or template tree an agent may have left with 0555 directories: restore owner rwx on every
- * real directory (never through a symlink), then delete. Refuses relative paths and `/`; a missing path is fine.
+ * Remove a cell or template tree an agent may have left hostile: 0555/0000 directories and chains deeper than
+ * PATH_MAX (where Node's path-walking `fs.rm` fails with ENAMETOOLONG). GNU `find -execdir chmod u+rwx` (directories
+ * lacking it only, never through a symlink) and `rm -rf --one-file-system` walk openat-relative, so depth does not
+ * matter. Refuses relative paths and `/`; a missing path is fine.
  */
 export async function removeTree(path: string): Promise<void> {
   if (!isAbsolute(path) || resolve(path) === "/") throw new CleanupError(`refusing to remove ${JSON.stringify(path)}`);
@@ -16,20 +34,14 @@ export async function removeTree(path: string): Promise<void> {
     throw new CleanupError(`cannot inspect ${path}`, { cause: error });
   }
   try {
-    if (stat.isDirectory()) await restoreOwnerWrite(path, stat.mode);
-    await rm(path, { recursive: true, force: true, maxRetries: 2 });
+    if (!stat.isDirectory()) {
+      await rm(path, { force: true });
+      return;
+    }
+    await run("find", [path, "-type", "d", "!", "-perm", "-u=rwx", "-execdir", "chmod", "u+rwx", "{}", ";"]);
+    const removed = await run("rm", ["-rf", "--one-file-system", "--", path]);
+    if (removed.code !== 0) throw new Error(`rm exited ${String(removed.code)}: ${removed.stderr.slice(0, 1000)}`);
   } catch (error) {
     throw new CleanupError(`cannot remove ${path}: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-async function restoreOwnerWrite(dir: string, mode: number): Promise<void> {
-  // Without search+write on a directory its entries cannot be listed or unlinked by a non-root owner.
-  if ((mode & 0o700) !== 0o700) await chmod(dir, (mode & 0o7777) | 0o700);
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue;
-    const child = join(dir, entry.name);
-    const childStat = await lstat(child);
-    if (childStat.isDirectory()) await restoreOwnerWrite(child, childStat.mode);
   }
 }

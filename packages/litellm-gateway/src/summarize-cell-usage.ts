@@ -6,6 +6,11 @@ export interface CellUsageSummary {
   readonly requests: number;
   /** Requests that did not end `ok` (HTTP errors, broken streams, aborts, unreachable upstream). */
   readonly failedRequests: number;
+  /**
+   * Failed requests the model side caused (HTTP errors, broken streams, an unreachable upstream); not a request the
+   * client abandoned (`aborted`) or the gateway refused for the cell's own conduct. What an outage looks like.
+   */
+  readonly upstreamFailedRequests: number;
   /** Requests recognised as a repeat of the cell's previous request body. */
   readonly retriedRequests: number;
   readonly nonConformantStreams: number;
@@ -22,6 +27,8 @@ export interface CellUsageSummary {
   readonly priceTables: readonly string[];
 }
 
+const UPSTREAM_FAILURES: ReadonlySet<UsageRow["outcome"]> = new Set<UsageRow["outcome"]>(["http_error", "stream_error", "upstream_unreachable"]);
+
 /**
  * Sums one cell's rows. A failed row with no usage at all (refused, unreachable, error before message_start) adds no
  * tokens; an ok row without usage, a row with partial usage, or usage that could not be priced makes the summary
@@ -30,6 +37,7 @@ export interface CellUsageSummary {
 export function summarizeCellUsage(rows: readonly UsageRow[], cellId: string): CellUsageSummary {
   let requests = 0;
   let failed = 0;
+  let upstreamFailed = 0;
   let retried = 0;
   let nonConformant = 0;
   let input = 0;
@@ -44,6 +52,7 @@ export function summarizeCellUsage(rows: readonly UsageRow[], cellId: string): C
     if (row.cell_id !== cellId) continue;
     requests += 1;
     if (row.outcome !== "ok") failed += 1;
+    if (UPSTREAM_FAILURES.has(row.outcome)) upstreamFailed += 1;
     if (row.retry_of !== null) retried += 1;
     if (row.sse_conformant === false) nonConformant += 1;
     const u = row.usage;
@@ -70,6 +79,7 @@ export function summarizeCellUsage(rows: readonly UsageRow[], cellId: string): C
     cellId,
     requests,
     failedRequests: failed,
+    upstreamFailedRequests: upstreamFailed,
     retriedRequests: retried,
     nonConformantStreams: nonConformant,
     inputTokens: input,

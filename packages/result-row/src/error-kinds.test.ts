@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ERROR_KINDS, EVIDENCE_FAILURE_KINDS, EXCLUDED_ERROR_KINDS, EXECUTION_FAILURE_KINDS, isErrorKind, isExcludedErrorKind } from "./error-kinds.js";
+import { CANDIDATE_FAILURE_KINDS, ERROR_KINDS, EVIDENCE_FAILURE_KINDS, EXCLUDED_ERROR_KINDS, EXECUTION_FAILURE_KINDS, isErrorKind, isExcludedErrorKind } from "./error-kinds.js";
 
 describe("the error-kind table (reference §4.3)", () => {
   it("excludes exactly the execution failures plus unverifiable and invalid review evidence", () => {
@@ -12,7 +12,16 @@ describe("the error-kind table (reference §4.3)", () => {
   });
 
   it("keeps every set inside ERROR_KINDS", () => {
-    for (const kind of [...EXCLUDED_ERROR_KINDS, ...EXECUTION_FAILURE_KINDS, ...EVIDENCE_FAILURE_KINDS]) expect(ERROR_KINDS).toContain(kind);
+    for (const kind of [...EXCLUDED_ERROR_KINDS, ...EXECUTION_FAILURE_KINDS, ...EVIDENCE_FAILURE_KINDS, ...CANDIDATE_FAILURE_KINDS]) expect(ERROR_KINDS).toContain(kind);
+  });
+
+  it("counts the candidate-caused kinds as valid unresolved runs: never excluded, never an execution or evidence failure", () => {
+    expect([...CANDIDATE_FAILURE_KINDS].sort()).toEqual(["session-aborted-by-agent", "workspace-invalid"]);
+    for (const kind of CANDIDATE_FAILURE_KINDS) {
+      expect(isExcludedErrorKind(kind)).toBe(false);
+      expect(EXECUTION_FAILURE_KINDS.has(kind)).toBe(false);
+      expect(EVIDENCE_FAILURE_KINDS.has(kind)).toBe(false);
+    }
   });
 
   it.each<[unknown, boolean]>([

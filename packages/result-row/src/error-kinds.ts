@@ -13,6 +13,12 @@ export const ERROR_KINDS = [
   "oracle-failed",
   "oracle-unavailable",
   "no-work-produced",
+  // Not in the original's table (reference §4.3 has no kind for these): failures whose root cause is the candidate's
+  // own workspace or processes. Before, they surfaced as infra-error / session-error / cleanup-failure, which the
+  // report and the gate drop from resolve rates and medians, so a failing candidate could launder its failure into an
+  // exclusion (issue 13, class 4). Both are valid, unresolved runs: never excluded, never an execution failure.
+  "workspace-invalid",
+  "session-aborted-by-agent",
 ] as const;
 
 /** One of ERROR_KINDS. */
@@ -36,6 +42,16 @@ export const EXECUTION_FAILURE_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind
 
 /** Kinds that mean the cell ran but its evidence cannot be trusted (§5.2 `EVIDENCE_FAILURE_KINDS`). */
 export const EVIDENCE_FAILURE_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(["review-evidence-invalid", "evidence-unverified", "skill-not-invoked"]);
+
+/**
+ * Kinds this project added to §4.3, each a candidate-caused failure that counts as a valid unresolved run:
+ * `workspace-invalid`: after the session, the harness could not measure or remove what the candidate left in its
+ * workspace (`.git` removed or broken so git refuses it, a file git cannot diff, a tree a host read or the cell
+ * removal cannot walk); `session-aborted-by-agent`: the CLI ended on its own without a result event while running
+ * the agent's own tool call, killed by a signal the harness never sent or with every gateway request of the cell
+ * answered.
+ */
+export const CANDIDATE_FAILURE_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(["workspace-invalid", "session-aborted-by-agent"]);
 
 /** True when `value` is one of ERROR_KINDS; trusts nothing about the value. */
 export function isErrorKind(value: unknown): value is ErrorKind {

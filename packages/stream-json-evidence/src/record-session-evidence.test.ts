@@ -54,7 +54,7 @@ describe("recordSessionEvidence", () => {
   it("measures tool counts from a stream that parsed, on skill and baseline sessions alike", async () => {
     const out = outDir();
     const ok = await recordSessionEvidence(work, captured(jsonl([init, skillCall, skillResult, bash, bashResult, result])), context(out));
-    expect(ok).toMatchObject({ ok: true, errorKind: null, skillInvoked: true, toolUseCounts: { Skill: 1, Bash: 1, mcp__gitnexus__query: 1 }, gitnexusToolUses: 1 });
+    expect(ok).toMatchObject({ ok: true, errorKind: null, skillInvoked: true, toolUseCounts: { Skill: 1, Bash: 1, mcp__gitnexus__query: 1 }, gitnexusToolUses: 1, streamEnd: "result" });
     const base = await recordSessionEvidence(baseline, captured(jsonl([init, bash, bashResult, result])), { ...context(out), transcriptPrefix: "baseline-run0" });
     expect(base).toMatchObject({ ok: true, skillInvoked: false, toolUseCounts: { Bash: 1, mcp__gitnexus__query: 1 }, gitnexusToolUses: 1 });
     const unchecked = await recordSessionEvidence(baseline, captured(jsonl([init, bash, bashResult, result])), { ...context(out, null), transcriptPrefix: "unchecked-run0" });
@@ -105,7 +105,7 @@ describe("recordSessionEvidence", () => {
   it("keeps the partial events of a timed-out session, with counts left unmeasured", async () => {
     const out = outDir();
     const record = await recordSessionEvidence(work, captured(jsonl([init, skillCall, skillResult, bash]), { state: "timeout", exitCode: null }), context(out));
-    expect(record).toMatchObject({ ok: false, errorKind: "session-error", sessionId: "sess-1", toolUseCounts: null, gitnexusToolUses: null, durationS: 1.5 });
+    expect(record).toMatchObject({ ok: false, errorKind: "session-error", sessionId: "sess-1", toolUseCounts: null, gitnexusToolUses: null, durationS: 1.5, streamEnd: "tool-call" });
     expect(record.artifact?.path).toBe("transcripts/demo-clamp-workflow_direct-run0-sess-1.jsonl");
     expect(readArtifact(out, record.artifact?.path ?? "")).not.toContain(TOKEN);
   });
@@ -120,7 +120,7 @@ describe("recordSessionEvidence", () => {
   it("records no transcript for an empty capture, and says so", async () => {
     const out = outDir();
     const record = await recordSessionEvidence(work, captured("", { exitCode: 1 }), context(out));
-    expect(record).toMatchObject({ ok: false, errorKind: "session-error", artifact: null, transcriptMissing: true, toolUseCounts: null });
+    expect(record).toMatchObject({ ok: false, errorKind: "session-error", artifact: null, transcriptMissing: true, toolUseCounts: null, streamEnd: "unparsed" });
     expect(record.diagnostics.join("\n")).toContain("transcript not persisted: the capture holds no event");
   });
 });

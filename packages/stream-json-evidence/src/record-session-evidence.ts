@@ -2,6 +2,7 @@ import { relative } from "node:path";
 import { classifyOutcome, type SessionErrorDetail } from "./classify-outcome.js";
 import { countToolUses } from "./count-tool-uses.js";
 import { decideSessionEvidence, type SessionEvidence } from "./decide-session-evidence.js";
+import { describeStreamEnd, type StreamEnd } from "./describe-stream-end.js";
 import { isEvidenceError } from "./errors.js";
 import { parseEvidenceBytes } from "./parse-evidence-stream.js";
 import { proveSkillUse } from "./prove-skill-use.js";
@@ -36,6 +37,8 @@ export interface RecordedSession<P extends string = string> {
   readonly gitnexusToolUses: number | null;
   readonly artifact: TranscriptArtifactRecord | null;
   readonly cancelled: boolean;
+  /** Where the parent-captured stream stopped (a session without a result event: in a tool call or a model turn). */
+  readonly streamEnd: StreamEnd;
 }
 
 /** What the sandbox handed back for one session: the parent-captured stdout and how the process ended. */
@@ -124,5 +127,6 @@ export async function recordSessionEvidence<P extends string>(spec: SessionToRec
     gitnexusToolUses: counts?.gitnexusToolUses ?? null,
     artifact,
     cancelled: captured.state === "cancelled",
+    streamEnd: describeStreamEnd(parse),
   };
 }
