@@ -2,7 +2,8 @@
 // try to turn their unresolved row into one the report and the gate drop: one removes `.git`, one SIGTERMs its own
 // CLI from a Bash call (no result event), one SIGINTs it (a result event with is_error), one SIGTERMs it from a
 // background process while the CLI waits for the model (the in-flight request aborted), one leaves a directory chain
-// past PATH_MAX, one a 2 GiB sparse file. An honest failing candidate runs beside them. Before the fix these rows were
+// past PATH_MAX, one a 2 GiB sparse file. An honest failing candidate runs beside them, and a cell whose model
+// request fails upstream (an outage the candidate did not cause) shows the exclusion rule still holding. Before the fix these rows were
 // infra-error / session-error / cleanup-failure and report.md said `0/0 (1 excluded)` for each. Judged from host evidence only: results.jsonl, report.md, the gateway's
 // wire counts in the rows and the transcripts the parent captured.
 import { spawnSync } from "node:child_process";
@@ -48,6 +49,9 @@ function writeScript(path: string): void {
       trajectory("deep-tree", "ATTR-DEEP-44dd", DEEP_TREE),
       trajectory("huge-file", "ATTR-HUGE-55ee", `${EDIT}; truncate -s 2G /workspace/huge.bin; echo HUGE_BYTES=$(stat -c %s /workspace/huge.bin)`),
       trajectory("interrupt-cli", "ATTR-INT-66ff", `${EDIT}; kill -INT 1; sleep 5; echo STILL_ALIVE=yes`),
+      // The control: the model side fails (404 model not found; the CLI gives up after one retry). That is an outage,
+      // not the candidate's doing, and stays excluded.
+      { name: "outage", match: { contains: "ATTR-OUTAGE-88bb", in: "first_user" }, turns: [{ ...done, faults: [{ kind: "http_error", status: 404, error_type: "not_found_error", message: "model not found", times: 5 }] }] },
       trajectory("late-kill", "ATTR-LATE-77aa", `${EDIT}; (sleep 2; kill -TERM 1) >/dev/null 2>&1 & echo KILL_SCHEDULED=yes`, slowDone),
     ],
   };
@@ -96,7 +100,7 @@ function toolResults(task: string): string {
 
 describe.skipIf(tools.skip)("failing candidates cannot launder their failure into an exclusion", () => {
   it("records every cell and exits 0 (every arm has admissible runs)", () => {
-    expect(rows.map((row) => row["task"]).sort()).toEqual(TASKS);
+    expect(rows.map((row) => row["task"]).sort()).toEqual([...TASKS, "outage"].sort());
     expect(result.code, result.stderr).toBe(0);
   });
 
@@ -150,7 +154,15 @@ describe.skipIf(tools.skip)("failing candidates cannot launder their failure int
     for (const task of TASKS) expect(EXCLUDED).not.toContain(rowOf(task)["error_kind"]);
     const report = readFileSync(join(out, "report.md"), "utf8");
     for (const task of TASKS) expect(report).toMatch(new RegExp(`\\| ${task} \\| probe \\| baseline \\| 0/1 \\|`, "u"));
-    expect(report).not.toContain("excluded)");
-    expect(report).not.toContain("were excluded from the medians");
+    // Only the outage is excluded.
+    expect(report).toMatch(/\| outage \| probe \| baseline \| 0\/0 \(1 excluded\) \|/u);
+    expect(report.match(/excluded\)/gu)).toHaveLength(1);
+    expect(report).toContain("1 run(s) hit session/infra errors or had unverifiable evidence and were excluded from the medians.");
+  });
+
+  it("an upstream failure stays session-error, excluded: the gateway saw the model side fail", () => {
+    const row = rowOf("outage");
+    expect(row).toMatchObject({ error_kind: "session-error", resolved: false });
+    expect(row["wire_failed_requests"]).toBeGreaterThanOrEqual(1);
   });
 });

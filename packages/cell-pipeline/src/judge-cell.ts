@@ -121,7 +121,7 @@ export function judgeCell(facts: CellFacts): CellVerdict {
   };
   if (kind === "session-error" && sessions.failedEnding !== null && isAbortedByAgent(sessions.failedEnding, facts.wire)) {
     kind = "session-aborted-by-agent";
-    diagnostics.push(`the CLI ended without a result inside the agent's own tool call (state ${sessions.failedEnding.processState}, exit ${String(sessions.failedEnding.exitCode)}, stream ${sessions.failedEnding.streamEnd}, ${facts.wire.requests} gateway request(s), ${facts.wire.upstreamFailedRequests} failed upstream)`);
+    diagnostics.push(`the session ended inside the agent's own tool call, not by the harness or the model (state ${sessions.failedEnding.processState}, exit ${String(sessions.failedEnding.exitCode)}, stream ${sessions.failedEnding.streamEnd}, ${facts.wire.requests} gateway request(s), ${facts.wire.upstreamFailedRequests} failed upstream)`);
   }
   if (sessions.ok && facts.planFailure !== null) {
     ok = false;
