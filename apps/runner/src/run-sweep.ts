@@ -1,17 +1,18 @@
-import { createHash } from "node:crypto";
 import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { renderReport, openResultsLog, writeFileAtomic, type SweepStatus } from "@wfbench/bench-report";
+import { renderReport, openResultsLog, type SweepStatus } from "@wfbench/bench-report";
 import { computeSkillFingerprint, isArmForTask, isCandidateArm, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, stageExecOnlyBinary, type Arm, type CandidateOverlay, type ResultRow } from "@wfbench/cell-pipeline";
 import { computeOverlayDigest, listMirrorTargets } from "@wfbench/promotion-gate";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
+import { sha256Hex } from "@wfbench/digest";
+import { writeFileAtomic } from "@wfbench/durable-fs";
 import { startGateway } from "@wfbench/litellm-gateway";
 import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/oracle-snapshot";
 import { parseLabels } from "@wfbench/review-scoring";
+import { redactText } from "@wfbench/redact";
 import { preflight } from "@wfbench/sandbox-bwrap";
 import { loadScript, resolveClaudeCli, startScriptedModel } from "@wfbench/scripted-model";
-import { redactText } from "@wfbench/stream-json-evidence";
 import { createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildSweepPromotion, buildTaskBinding, renderPromotionJson, renderPromotionSection } from "./build-sweep-promotion.js";
 import { RunnerError } from "./errors.js";
@@ -93,7 +94,7 @@ async function readTargetBases(overlay: CandidateOverlay, templates: readonly Te
         }
         const bytes = await readFile(path);
         if (index === 0 && !bytes.equals(Buffer.from(file.bytes))) changes = true;
-        const digest = createHash("sha256").update(bytes).digest("hex");
+        const digest = sha256Hex(bytes);
         if (bases[target] !== undefined && bases[target] !== digest) throw badInput(`--candidate-overlay: the tasks' repositories hold different bytes at ${target}: run one overlay against tasks that share its skill files`);
         bases[target] = digest;
       }
@@ -281,12 +282,12 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         now: new Date(),
       });
       const promotionPath = join(options.out, "promotion.json");
-      await writeFileAtomic(promotionPath, renderPromotionJson(promotion));
+      await writeFileAtomic(promotionPath, renderPromotionJson(promotion), { mode: 0o644 });
       reportText = `${reportText.replace(/\n*$/u, "\n")}\n${renderPromotionSection(promotion)}`;
       promotionSummary = { path: promotionPath, decisions: promotion.decisions.map((d) => ({ candidateArm: d.candidate_arm, decision: d.decision })) };
     }
     const reportPath = join(options.out, "report.md");
-    await writeFileAtomic(reportPath, reportText);
+    await writeFileAtomic(reportPath, reportText, { mode: 0o644 });
     const unusableArms = arms.filter((arm) => {
       const armRows = rows.filter((row) => row.arm === arm);
       return armRows.length > 0 && armRows.every((row) => row.error_kind !== null && UNADMISSIBLE.has(row.error_kind));

@@ -1,4 +1,5 @@
-import { aggregateByTaskArm, computeMedian, parseResultRows, roundHalfEven, type Aggregate, type RowRefusal } from "@wfbench/promotion-gate";
+import { aggregateByTaskArm, parseResultRows, type Aggregate, type RowRefusal } from "@wfbench/promotion-gate";
+import { median, roundHalfEven } from "@wfbench/pycompat";
 
 /** How the sweep ended; anything but `complete` disables promotion and says so in the report. */
 export type SweepStatus = "complete" | "aborted" | "cancelled";
@@ -68,10 +69,10 @@ function numberOrNull(value: unknown): number | null {
 function wireMedians(rows: readonly Record<string, unknown>[]): { values: (number | null)[]; cost: number | null } {
   const values = WIRE_FIELDS.map((field) => {
     const present = rows.map((row) => numberOrNull(row[field]));
-    return present.length === 0 || present.includes(null) ? null : computeMedian(present as number[]);
+    return present.length === 0 || present.includes(null) ? null : median(present as number[]);
   });
   const costs = rows.map((row) => numberOrNull(row["wire_cost_usd"]));
-  return { values, cost: costs.length === 0 || costs.includes(null) ? null : computeMedian(costs as number[]) };
+  return { values, cost: costs.length === 0 || costs.includes(null) ? null : median(costs as number[]) };
 }
 
 function metric3(value: unknown): string {

@@ -57,8 +57,7 @@ export type {
 } from "./schema.js";
 export { parseResultRows } from "./parse-result-rows.js";
 export type { RowRefusal } from "./parse-result-rows.js";
-export { roundHalfEven, computeMedian } from "./python-round.js";
-export { aggregate, aggregateByTaskArm, isValidRow, compareCodePoints } from "./aggregate.js";
+export { aggregate, aggregateByTaskArm, isValidRow } from "./aggregate.js";
 export { evaluateImplementationCandidate } from "./evaluate-implementation-candidate.js";
 export type { ImplementationCandidateInput } from "./evaluate-implementation-candidate.js";
 export { evaluateReviewCandidate } from "./evaluate-review-candidate.js";

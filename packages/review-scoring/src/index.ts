@@ -56,7 +56,6 @@ export {
   VerdictSchema,
 } from "./schema.js";
 export type { ReviewFinding, ReviewLabel, ReviewLabels, ReviewOutput, ReviewScore } from "./schema.js";
-export { casefoldPython, compareCodePoints, stripPython } from "./python-text.js";
 export { normalizeRepoPath, normpathPosix } from "./normalize-repo-path.js";
 export type { RepoPathResult } from "./normalize-repo-path.js";
-export { roundHalfEven, roundHalfEven6 } from "./round-half-even.js";
+export { roundHalfEven6 } from "./round-half-even.js";

@@ -19,8 +19,10 @@ export { createEvidenceStreamParser, parseEvidenceBytes, parseEvidenceStream, re
 export type { EvidenceStreamParser, ParseEvidenceOptions, ParseEvidenceOutcome, ParsedEvidenceStream } from "./parse-evidence-stream.js";
 export { proveSkillUse } from "./prove-skill-use.js";
 export type { SkillProof } from "./prove-skill-use.js";
-export { REDACTED, SENSITIVE_KEYS, createJsonRedactor, isSensitiveKey, redactJson, redactText, RedactionCollision } from "./redact-text.js";
-export { TRANSCRIPT_SOURCE, redactTranscript, sha256Hex } from "./redact-transcript.js";
+// The text rules live in @wfbench/redact; re-exported so callers of the evidence boundary redact with the same rules.
+export { redactText } from "@wfbench/redact";
+export { createJsonRedactor, isSensitiveKey, redactJson, RedactionCollision } from "./redact-text.js";
+export { TRANSCRIPT_SOURCE, redactTranscript } from "./redact-transcript.js";
 export { SALVAGE_TRUNCATED_TYPE, SALVAGE_UNPARSED_TYPE, salvageTranscript } from "./salvage-transcript.js";
 export type { SalvageTranscriptOptions, SalvagedTranscript } from "./salvage-transcript.js";
 export type { RedactTranscriptOptions, TranscriptArtifact } from "./redact-transcript.js";

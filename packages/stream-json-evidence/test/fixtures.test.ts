@@ -2,13 +2,13 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { sha256Hex } from "@wfbench/digest";
 import {
   classifyOutcome,
   parseEvidenceBytes,
   parseEvidenceStream,
   proveSkillUse,
   redactTranscript,
-  sha256Hex,
   summarizeUsage,
   type ProcessOutcome,
 } from "../src/index.js";
