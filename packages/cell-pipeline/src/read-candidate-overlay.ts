@@ -1,6 +1,8 @@
 import { constants } from "node:fs";
 import { lstat, open, readdir, realpath } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { compareCodePoints } from "@wfbench/digest";
+import { checkRelativePath } from "@wfbench/pycompat";
 import type { SuiteSkills } from "@wfbench/task-suite";
 import type { CandidateArm } from "./arms.js";
 
@@ -53,18 +55,17 @@ function refuse(file: string | null, rule: OverlayRule, message: string): { ok: 
   return { ok: false, error: { file, rule, message } };
 }
 
-function byCodePoint(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /**
- * Checks one overlay-relative path against §9.4: `.claude/skills/<skill>/…` with at least four parts, `<skill>` one of
- * the suite's evaluated skills, a `.md` suffix (any case). Returns the refusal or null; trusts nothing in the path.
+ * Checks one overlay-relative path against §9.4: a clean relative path (@wfbench/pycompat's checkRelativePath, at most
+ * 512 bytes) under `.claude/skills/<skill>/…` with at least four parts, `<skill>` one of the suite's evaluated skills,
+ * a `.md` suffix (any case). Returns the refusal or null; trusts nothing in the path.
  */
 export function checkCandidatePath(relativePath: string, skills: SuiteSkills): OverlayRefusal | null {
+  const problem = checkRelativePath(relativePath, { maxBytes: OVERLAY_LIMITS.maxPathBytes, git: "allow" });
+  if (problem?.rule === "too-long") return { file: relativePath, rule: "path-too-long", message: `longer than ${OVERLAY_LIMITS.maxPathBytes} bytes` };
+  if (problem !== null) return { file: relativePath, rule: "outside-skill-tree", message: problem.message };
   const parts = relativePath.split("/");
-  if (Buffer.byteLength(relativePath, "utf8") > OVERLAY_LIMITS.maxPathBytes) return { file: relativePath, rule: "path-too-long", message: `longer than ${OVERLAY_LIMITS.maxPathBytes} bytes` };
-  if (parts.length < 4 || parts[0] !== ".claude" || parts[1] !== "skills" || parts.some((p) => p === "" || p === "." || p === "..")) {
+  if (parts.length < 4 || parts[0] !== ".claude" || parts[1] !== "skills") {
     return { file: relativePath, rule: "outside-skill-tree", message: "must lie under .claude/skills/<skill>/" };
   }
   const allowed = [skills.plan, skills.work, skills.review];
@@ -75,7 +76,7 @@ export function checkCandidatePath(relativePath: string, skills: SuiteSkills): O
 
 async function walk(root: string, relative: string, state: { entries: number; files: string[] }): Promise<OverlayRefusal | null> {
   const dir = relative === "" ? root : join(root, relative);
-  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => byCodePoint(a.name, b.name))) {
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => compareCodePoints(a.name, b.name))) {
     state.entries += 1;
     const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
     if (state.entries > OVERLAY_LIMITS.maxEntries) return { file: rel, rule: "too-many-entries", message: `the overlay holds more than ${OVERLAY_LIMITS.maxEntries} entries` };
@@ -130,7 +131,7 @@ export async function readCandidateOverlay(root: string, skills: SuiteSkills): P
   const walked = await walk(lexical, "", state);
   if (walked !== null) return { ok: false, error: walked };
   if (state.files.length === 0) return refuse(null, "no-files", "the overlay holds no files");
-  state.files.sort(byCodePoint);
+  state.files.sort(compareCodePoints);
   const files: CandidateOverlayFile[] = [];
   let total = 0;
   for (const rel of state.files) {
@@ -142,7 +143,7 @@ export async function readCandidateOverlay(root: string, skills: SuiteSkills): P
     if (total > OVERLAY_LIMITS.maxTotalBytes) return refuse(rel, "too-large", `the overlay exceeds ${OVERLAY_LIMITS.maxTotalBytes} bytes in all`);
     files.push({ path: rel, bytes });
   }
-  const touched = [...new Set(files.map((f) => f.path.split("/")[2] as string))].sort(byCodePoint);
+  const touched = [...new Set(files.map((f) => f.path.split("/")[2] as string))].sort(compareCodePoints);
   const requiredArms: CandidateOverlay["requiredArms"][number][] = [];
   // §2.1: a plan or work overlay is measured on the full workflow; a work overlay also on workflow_direct.
   if (touched.includes(skills.plan) || touched.includes(skills.work)) requiredArms.push("workflow", "candidate_workflow");

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { compareCodePoints } from "./aggregate.js";
+import { digestFileTree } from "@wfbench/digest";
+import { checkRelativePath } from "@wfbench/pycompat";
 import { CANDIDATE_SKILLS } from "./constants.js";
 
 /** One overlay file: its overlay-relative posix path (`.claude/skills/<skill>/…`) and its bytes. */
@@ -12,13 +12,13 @@ const MIRROR_ROOTS = ["gitnexus/skills", "gitnexus-claude-plugin/skills"] as con
 const REVIEW_ONLY_MIRROR_ROOT = "gitnexus-cursor-integration/skills";
 
 /**
- * Checks an overlay path is `.claude/skills/<candidate skill>/<rest>.md` with no empty, `.` or `..` parts; returns the
- * reason it is refused, or null. Trusts nothing about the path.
+ * Checks an overlay path is a clean relative path (@wfbench/pycompat's checkRelativePath) of the form
+ * `.claude/skills/<candidate skill>/<rest>.md`; returns the reason it is refused, or null. Trusts nothing about the path.
  */
 export function checkOverlayPath(relativePath: string): string | null {
+  const problem = checkRelativePath(relativePath, { git: "allow" });
+  if (problem !== null) return problem.message;
   const parts = relativePath.split("/");
-  if (relativePath.includes("\\") || relativePath.includes("\0")) return "must be a posix path without backslashes or NUL";
-  if (parts.some((part) => part === "" || part === "." || part === "..")) return "must not contain empty, '.' or '..' parts";
   if (parts.length < 4 || parts[0] !== ".claude" || parts[1] !== "skills") return "must lie under .claude/skills/<skill>/";
   if (!CANDIDATE_SKILLS.includes(parts[2] as string)) return `skill must be one of ${CANDIDATE_SKILLS.join(", ")}`;
   if (!relativePath.toLowerCase().endsWith(".md")) return "must be a Markdown (.md) file";
@@ -38,29 +38,10 @@ export function listMirrorTargets(relativePath: string): string[] {
   return targets;
 }
 
-function writeLength(hash: ReturnType<typeof createHash>, length: number): void {
-  const frame = Buffer.alloc(8);
-  frame.writeBigUInt64BE(BigInt(length));
-  hash.update(frame);
-}
-
 /**
- * Overlay digest (reference §4.5): sha256 over each file sorted by relative path, framed as 8-byte big-endian length +
- * path bytes, then length + content. Trusts the paths as given (validate them first).
+ * Overlay digest (reference §4.5): @wfbench/digest's file-tree digest (code-point order, path and content framed),
+ * the same value as the cell's skill fingerprint of the overlaid skills. Trusts the paths as given (validate first).
  */
 export function computeOverlayDigest(files: readonly OverlayFile[]): string {
-  const hash = createHash("sha256");
-  for (const file of [...files].sort((a, b) => compareCodePoints(a.path, b.path))) {
-    const pathBytes = Buffer.from(file.path, "utf8");
-    writeLength(hash, pathBytes.length);
-    hash.update(pathBytes);
-    writeLength(hash, file.bytes.length);
-    hash.update(file.bytes);
-  }
-  return hash.digest("hex");
-}
-
-/** sha256 hex of bytes. */
-export function hashBytes(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  return digestFileTree(files);
 }
