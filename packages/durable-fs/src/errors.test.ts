@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DurableFsError, errnoOf, isDurableFsError } from "./errors.js";
+import { DurableFsError, errnoOf, isDurableFsError, withErrno } from "./errors.js";
 
 describe("DurableFsError", () => {
   it("carries its stable code, name, cause and line", () => {
@@ -17,5 +17,7 @@ describe("DurableFsError", () => {
   it("reads an errno code, or says it has none", () => {
     expect(errnoOf(Object.assign(new Error("x"), { code: "ENOSPC" }))).toBe("ENOSPC");
     expect(errnoOf("nope")).toBe("unknown error");
+    expect(withErrno(Object.assign(new Error("x"), { code: "EIO" }))).toEqual({ errno: "EIO" });
+    expect(withErrno(new Error("short write"))).toEqual({});
   });
 });

@@ -18,11 +18,14 @@ export class DurableFsError extends Error {
   readonly code: DurableFsErrorCode;
   /** The 1-based line of a corrupt JSONL log, when the error is about one line. */
   readonly line: number | undefined;
-  constructor(code: DurableFsErrorCode, message: string, options?: ErrorOptions & { line?: number }) {
+  /** The errno code of the underlying filesystem error ("ENOENT", "ENOSPC"), when there is one. */
+  readonly errno: string | undefined;
+  constructor(code: DurableFsErrorCode, message: string, options?: ErrorOptions & { line?: number; errno?: string }) {
     super(message, options);
     this.name = "DurableFsError";
     this.code = code;
     this.line = options?.line;
+    this.errno = options?.errno;
   }
 }
 
@@ -33,8 +36,19 @@ export function isDurableFsError(value: unknown): value is DurableFsError {
   return typeof code === "string" && code.startsWith("DURABLE_FS_");
 }
 
-/** The errno code of a Node filesystem error ("ENOSPC"), or "unknown error". */
-export function errnoOf(error: unknown): string {
+/** The errno code of a Node filesystem error ("ENOSPC"), or undefined. */
+export function errnoCode(error: unknown): string | undefined {
   const code: unknown = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === "string" ? code : "unknown error";
+  return typeof code === "string" ? code : undefined;
+}
+
+/** The errno code of a Node filesystem error ("ENOSPC") for a message, or "unknown error". */
+export function errnoOf(error: unknown): string {
+  return errnoCode(error) ?? "unknown error";
+}
+
+/** `{ errno }` for a DurableFsError's options when the cause has one (exactOptionalPropertyTypes forbids undefined). */
+export function withErrno(error: unknown): { errno?: string } {
+  const code = errnoCode(error);
+  return code === undefined ? {} : { errno: code };
 }

@@ -51,9 +51,9 @@ describe("openJsonlLog", () => {
   });
 
   it("names the errno when the log cannot be opened, and rejects a failed append but keeps the next one's turn", async () => {
-    await expect(openJsonlLog(join(tempDir(), "missing", "log.jsonl"))).rejects.toMatchObject({ code: "DURABLE_FS_WRITE_FAILED", message: expect.stringContaining("ENOENT") as unknown });
+    await expect(openJsonlLog(join(tempDir(), "missing", "log.jsonl"))).rejects.toMatchObject({ code: "DURABLE_FS_WRITE_FAILED", errno: "ENOENT", message: expect.stringContaining("ENOENT") as unknown });
     const full = await openJsonlLog("/dev/full");
-    await expect(full.append({ a: 1 })).rejects.toMatchObject({ code: "DURABLE_FS_WRITE_FAILED", message: expect.stringContaining("ENOSPC") as unknown });
+    await expect(full.append({ a: 1 })).rejects.toMatchObject({ code: "DURABLE_FS_WRITE_FAILED", errno: "ENOSPC", message: expect.stringContaining("ENOSPC") as unknown });
     await expect(full.append({ a: 2 })).rejects.toMatchObject({ code: "DURABLE_FS_WRITE_FAILED" });
     await full.close();
   });

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import { open, readFile, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import stringify from "fast-json-stable-stringify";
-import { DurableFsError, errnoOf } from "./errors.js";
+import { DurableFsError, errnoOf, withErrno } from "./errors.js";
 import { fsyncDirectory } from "./fsync.js";
 
 /** An append-only JSONL log: one canonical JSON line per value, fsynced before `append` resolves. */
@@ -49,7 +49,7 @@ export async function openJsonlLog(path: string, options: OpenJsonlLogOptions = 
       handle = await open(path, fs.constants.O_WRONLY | fs.constants.O_APPEND);
     }
   } catch (cause) {
-    throw new DurableFsError("DURABLE_FS_WRITE_FAILED", `cannot open ${path} for appending (${errnoOf(cause)})`, { cause });
+    throw new DurableFsError("DURABLE_FS_WRITE_FAILED", `cannot open ${path} for appending (${errnoOf(cause)})`, { cause, ...withErrno(cause) });
   }
   const transform = options.transform ?? ((line: string): string => line);
   let queue: Promise<void> = Promise.resolve();
@@ -67,7 +67,7 @@ export async function openJsonlLog(path: string, options: OpenJsonlLogOptions = 
           if (bytesWritten !== bytes.length) throw new Error(`short write: ${bytesWritten} of ${bytes.length} bytes`);
           await handle.sync();
         } catch (cause) {
-          throw new DurableFsError("DURABLE_FS_WRITE_FAILED", `cannot append to ${path} (${errnoOf(cause)})`, { cause });
+          throw new DurableFsError("DURABLE_FS_WRITE_FAILED", `cannot append to ${path} (${errnoOf(cause)})`, { cause, ...withErrno(cause) });
         }
       });
       queue = next.catch(() => undefined);
@@ -99,7 +99,7 @@ export async function readJsonl(path: string): Promise<JsonlContents> {
   try {
     text = await readFile(path, "utf8");
   } catch (cause) {
-    throw new DurableFsError("DURABLE_FS_READ_FAILED", `cannot read ${path} (${errnoOf(cause)})`, { cause });
+    throw new DurableFsError("DURABLE_FS_READ_FAILED", `cannot read ${path} (${errnoOf(cause)})`, { cause, ...withErrno(cause) });
   }
   const lines = text.split("\n");
   const tail = lines.pop() ?? "";

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { lstat, rm } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { DurableFsError, errnoOf } from "./errors.js";
+import { DurableFsError, errnoOf, withErrno } from "./errors.js";
 
 // Fixed tool locations and a PATH without relative entries (find's -execdir refuses to run otherwise).
 const TOOL_ENV = { PATH: "/usr/bin:/bin", LC_ALL: "C" };
@@ -33,7 +33,7 @@ export async function removeTree(path: string): Promise<void> {
     stat = await lstat(path);
   } catch (error) {
     if (errnoOf(error) === "ENOENT") return;
-    throw new DurableFsError("DURABLE_FS_REMOVE_FAILED", `cannot inspect ${path} (${errnoOf(error)})`, { cause: error });
+    throw new DurableFsError("DURABLE_FS_REMOVE_FAILED", `cannot inspect ${path} (${errnoOf(error)})`, { cause: error, ...withErrno(error) });
   }
   try {
     if (!stat.isDirectory()) {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { DurableFsError, errnoOf } from "./errors.js";
+import { DurableFsError, errnoOf, withErrno } from "./errors.js";
 import { fsyncDirectory, fsyncDirectorySync } from "./fsync.js";
 
 /** Options of the durable writes. */
@@ -20,7 +20,7 @@ const CREATE_EXCLUSIVE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.const
 
 function failure(what: string, path: string, cause: unknown): DurableFsError {
   if (errnoOf(cause) === "EEXIST") return new DurableFsError("DURABLE_FS_EXISTS", `${path} already exists`, { cause });
-  return new DurableFsError("DURABLE_FS_WRITE_FAILED", `cannot ${what} ${path} (${errnoOf(cause)})`, { cause });
+  return new DurableFsError("DURABLE_FS_WRITE_FAILED", `cannot ${what} ${path} (${errnoOf(cause)})`, { cause, ...withErrno(cause) });
 }
 
 async function createExclusive(path: string, data: string | Uint8Array, mode: number): Promise<void> {

@@ -32,7 +32,6 @@ export { openUsageLog, readUsageLog } from "./usage-log.js";
 export type { UsageLog } from "./usage-log.js";
 export { summarizeCellUsage } from "./summarize-cell-usage.js";
 export type { CellUsageSummary } from "./summarize-cell-usage.js";
-export { redactSecrets } from "./redact-secrets.js";
 export { buildLiteLlmConfig, startLiteLlm } from "./start-litellm.js";
 export type { LiteLlmHandle, StartLiteLlmOptions } from "./start-litellm.js";
 export {

@@ -1,6 +1,6 @@
 export { ScriptedModelError, isScriptedModelError, ListenError, RequestLogWriteError, ClaudeCliError } from "./errors.js";
 export type { ScriptedModelErrorCode, ClaudeCliErrorCode } from "./errors.js";
-export { loadScript, parseScript, formatFieldPath } from "./load-script.js";
+export { loadScript, parseScript } from "./load-script.js";
 export type { ScriptLoadResult, ScriptRefusal, ScriptIssue } from "./load-script.js";
 export { ScriptSchema, MessagesRequestSchema } from "./schema.js";
 export type {
@@ -19,7 +19,6 @@ export type {
 export { selectTurn, extractRequestTexts, countConversationPosition, PROMPT_PREFIX_CHARS } from "./select-turn.js";
 export type { TurnSelection, RequestTexts } from "./select-turn.js";
 export { deriveStopReason, deriveToolUseId } from "./render-reply.js";
-export { redactHeaders, redactSecretText, isSecretHeaderName, REDACTED } from "./redact-headers.js";
 export type { RequestLogEntry, RequestOutcome } from "./request-log.js";
 export { startScriptedModel, selectFault } from "./start-scripted-model.js";
 export type { ScriptedModelServer, ScriptedModelOptions, ScriptedModelListen } from "./start-scripted-model.js";
