@@ -8,7 +8,6 @@ export {
   UnsafeLayoutError,
   CopyFailedError,
   AssetCaptureError,
-  CleanupError,
 } from "./errors.js";
 export type { GitInvocationErrorCode, SanitizerErrorCode } from "./errors.js";
 export type { Result, DeclarationRejection } from "./result.js";
@@ -31,7 +30,6 @@ export {
   MAX_RELATIVE_PATH_BYTES,
   HARNESS_HIDDEN_PATHS,
   pathsOverlap,
-  formatFieldPath,
 } from "./schema.js";
 export type {
   PrepareTemplateInput,
@@ -56,8 +54,8 @@ export { copyTree, DEFAULT_TREE_COPY_LIMITS } from "./copy-tree.js";
 export type { CopyLimits } from "./copy-tree.js";
 export { materializeCell } from "./materialize-cell.js";
 export type { Cell, MaterializeCellOptions } from "./materialize-cell.js";
-export { removeTree } from "./remove-tree.js";
-export { sha256Hex, canonicalJson, digestJson } from "./digest.js";
+// The one tree removal (0555 trees, chains past PATH_MAX) lives in @wfbench/durable-fs; re-exported for cell owners.
+export { removeTree } from "@wfbench/durable-fs";
 export { snapshotTaskAssets, DEFAULT_ASSET_LIMITS, TASK_ASSET_SCHEMA_VERSION } from "./snapshot-task-assets.js";
 export type {
   AssetEntry,
