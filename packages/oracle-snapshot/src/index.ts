@@ -37,8 +37,7 @@ export type {
   OracleTaskKind,
   ValidateOracleDeclarationResult,
 } from "./validate-declaration.js";
-export { hashFrames, sha256Hex } from "./hash-frames.js";
-export { compareTargets, computeOracleDigests } from "./compute-oracle-digests.js";
+export { computeOracleDigests } from "./compute-oracle-digests.js";
 export type { OracleBinding, OracleDigestInput, OracleFileBinding } from "./compute-oracle-digests.js";
 export { OracleSnapshot, createOracleSnapshot } from "./oracle-snapshot.js";
 export type { OracleSnapshotFile } from "./oracle-snapshot.js";

@@ -8,7 +8,7 @@ describe("checkRelativePath", () => {
     ["src/a.ts", null],
     ["\ufeff", null],
     ["~notes", null],
-    ["", "blank"],
+    ["", "bad-part"],
     [" \u0085 ", "blank"],
     ["a\0b", "nul"],
     ["a\\b", "backslash"],

@@ -30,13 +30,12 @@ export interface RelativePathOptions {
 }
 
 /**
- * The one relative-path validator: a non-blank (Python strip) posix path, relative, without NUL, backslash, lone
- * surrogate, empty / `.` / `..` parts, at most `maxBytes` UTF-8 bytes, and `.git` per `options.git`. Checks only the
+ * The one relative-path validator: a posix path, relative, without NUL, backslash, lone surrogate, empty / `.` / `..`
+ * parts, not blank (Python strip), at most `maxBytes` UTF-8 bytes, and `.git` per `options.git`. Checks only the
  * string, never the disk. Returns the first rule broken, or null.
  */
 export function checkRelativePath(path: string, options: RelativePathOptions = {}): RelativePathProblem | null {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_PATH_BYTES;
-  if (isBlankPython(path)) return { rule: "blank", message: "must be a non-blank path" };
   if (path.includes("\0")) return { rule: "nul", message: "must not contain a NUL byte" };
   if (path.includes("\\")) return { rule: "backslash", message: "must use '/' separators, never a backslash" };
   if (hasLoneSurrogate(path)) return { rule: "not-unicode", message: "must be valid Unicode (no lone surrogate)" };
@@ -44,6 +43,8 @@ export function checkRelativePath(path: string, options: RelativePathOptions = {
   if (utf8ByteLength(path) > maxBytes) return { rule: "too-long", message: `must be at most ${maxBytes} bytes` };
   const parts = path.split("/");
   if (parts.some((part) => part === "" || part === "." || part === "..")) return { rule: "bad-part", message: "must not have empty, '.' or '..' parts" };
+  // After the part rule, so "" stays an empty part; a path of whitespace alone names nothing anyone meant.
+  if (isBlankPython(path)) return { rule: "blank", message: "must be a non-blank path" };
   const git = options.git ?? "refuse-first-part";
   const lower = parts.map((part) => part.toLowerCase());
   if (git === "refuse-first-part" && lower[0] === ".git") return { rule: "under-git", message: "must not point into .git" };
