@@ -41,6 +41,6 @@ export { UNSAFE_NO_BWRAP, createHostUnsafeBackend } from "./host-unsafe-backend.
 export type { HostUnsafeBackend, HostUnsafeBackendOptions } from "./host-unsafe-backend.js";
 export { buildHostPathMap, rewriteSandboxText, toHostPath } from "./host-paths.js";
 export type { HostPathMap } from "./host-paths.js";
-export { forceRemoveTree, lockTreeReadOnly } from "./tree-modes.js";
+export { lockTreeReadOnly } from "./tree-modes.js";
 export { createBwrapBackend } from "./sandbox-backend.js";
 export type { BwrapBackend } from "./sandbox-backend.js";
