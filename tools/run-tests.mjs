@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The project's test command: sync check, strict typecheck, then every project's vitest suite through Nx.
+// The project's test command: sync check, strict typecheck, lint (the package map included), then every project's
+// vitest suite through Nx.
 // Vitest's own summary is not a line CI can read, so the per-project JSON reports are summed into
 // one plain "N passed, N failed, N skipped" closing line.
 import { spawnSync } from "node:child_process";
@@ -18,7 +19,7 @@ function nx(args) {
   return run.status ?? 1;
 }
 
-const projectDirs = ["packages", "apps"].flatMap((group) =>
+const projectDirs = ["packages", "apps", "tools"].flatMap((group) =>
   readdirSync(join(root, group), { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => join(root, group, entry.name)),
@@ -28,6 +29,9 @@ for (const dir of projectDirs) rmSync(join(dir, "test-results"), { recursive: tr
 const mode = affected ? ["affected"] : ["run-many"];
 let status = nx(["sync:check"]);
 if (status === 0) status = nx([...mode, "-t", "typecheck", "--outputStyle=static", ...selection]);
+// Lint failures count but do not hide the tests: both are reported.
+let lintStatus = 1;
+if (status === 0) lintStatus = nx([...mode, "-t", "lint", "--outputStyle=static", "--skip-nx-cache", ...selection]);
 let testStatus = 1;
 if (status === 0) {
   testStatus = nx([
@@ -62,6 +66,10 @@ if (status !== 0) {
   failed += 1;
 } else if (testStatus !== 0 && failed === 0) {
   // A suite that crashed before reporting still fails the run.
+  failed += 1;
+}
+if (status === 0 && lintStatus !== 0) {
+  console.log("\nlint failed (see the eslint output above): counted as one failure");
   failed += 1;
 }
 console.log(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);

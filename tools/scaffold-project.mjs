@@ -16,6 +16,8 @@ const write = (file, text) => {
   if (!existsSync(path)) writeFileSync(path, text);
 };
 const dependencies = Object.fromEntries(deps.map((d) => [d, d.startsWith("@wfbench/") ? "*" : "PIN"]));
+// A first guess at the project's place in the map (ARCHITECTURE.md): lint then holds it to that tag's arrows.
+const tag = kind === "apps" ? "type:app" : deps.some((d) => d.startsWith("@wfbench/")) ? "type:core" : "type:leaf";
 write(
   "package.json",
   JSON.stringify(
@@ -31,7 +33,7 @@ write(
         ".": { "@wfbench/source": "./src/index.ts", types: "./dist/index.d.ts", default: "./dist/index.js" },
         "./package.json": "./package.json",
       },
-      nx: { name: dir },
+      nx: { name: dir, tags: [tag] },
       dependencies,
     },
     null,

@@ -11,6 +11,7 @@ import { isOracleError } from "@wfbench/oracle-snapshot";
 import { redactText } from "@wfbench/redact";
 import { isSandboxError } from "@wfbench/sandbox-bwrap";
 import { isScriptedModelError } from "@wfbench/scripted-model";
+import { isClaudeCliError } from "@wfbench/claude-cli";
 import { isTaskSuiteError } from "@wfbench/task-suite";
 import { isRunnerError } from "./errors.js";
 import { USAGE, parseArgs } from "./parse-args.js";
@@ -37,7 +38,7 @@ function formatEvent(event: SweepEvent, cwd: string): string {
 
 function isEnvironmentError(error: unknown): boolean {
   return (
-    isSandboxError(error) || isSanitizerError(error) || isOracleError(error) || isGatewayError(error) || isScriptedModelError(error) || isBenchReportError(error) || isDurableFsError(error) || isCellPipelineError(error) || isTaskSuiteError(error)
+    isSandboxError(error) || isSanitizerError(error) || isOracleError(error) || isGatewayError(error) || isScriptedModelError(error) || isClaudeCliError(error) || isBenchReportError(error) || isDurableFsError(error) || isCellPipelineError(error) || isTaskSuiteError(error)
   );
 }
 

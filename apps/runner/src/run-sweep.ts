@@ -2,8 +2,9 @@ import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFil
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, type SweepStatus } from "@wfbench/bench-report";
-import { computeSkillFingerprint, isArmForTask, isCandidateArm, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, stageExecOnlyBinary, type Arm, type CandidateOverlay, type ResultRow } from "@wfbench/cell-pipeline";
+import { computeSkillFingerprint, isArmForTask, isCandidateArm, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type Arm, type CandidateOverlay, type ResultRow } from "@wfbench/cell-pipeline";
 import { computeOverlayDigest, listMirrorTargets } from "@wfbench/promotion-gate";
+import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { writeFileAtomic } from "@wfbench/durable-fs";
@@ -12,7 +13,7 @@ import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/o
 import { parseLabels } from "@wfbench/review-scoring";
 import { redactText } from "@wfbench/redact";
 import { preflight } from "@wfbench/sandbox-bwrap";
-import { loadScript, resolveClaudeCli, startScriptedModel } from "@wfbench/scripted-model";
+import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildSweepPromotion, buildTaskBinding, renderPromotionJson, renderPromotionSection } from "./build-sweep-promotion.js";
 import { RunnerError } from "./errors.js";

@@ -1,8 +1,7 @@
+import { buildClaudeEnv } from "@wfbench/claude-cli";
 import { SANDBOX_HOME, SANDBOX_TMP } from "@wfbench/sandbox-bwrap";
 
-/** Where the Claude CLI, the shell-prefix wrapper and the PATH live inside the sandbox (reference §6.1). */
-export const SANDBOX_CLAUDE = "/opt/claude/claude";
-export const SANDBOX_SHELL_PREFIX = "/opt/claude/shell-prefix";
+/** The PATH inside the sandbox (reference §6.1): the mounted CLI's directory first. */
 export const SANDBOX_PATH = "/opt/claude:/usr/local/bin:/usr/bin:/bin";
 
 /**
@@ -30,12 +29,7 @@ export function buildSandboxEnv(): Record<string, string> {
     NPM_CONFIG_AUDIT: "false",
     NPM_CONFIG_FUND: "false",
     NPM_CONFIG_CACHE: `${SANDBOX_TMP}/npm-cache`,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    DISABLE_AUTOUPDATER: "1",
-    CLAUDE_CODE_DISABLE_TELEMETRY: "1",
-    CLAUDE_CODE_DONT_INHERIT_ENV: "1",
-    CLAUDE_CODE_SHELL_PREFIX: SANDBOX_SHELL_PREFIX,
-    CLAUDE_CONFIG_DIR: `${SANDBOX_HOME}/.claude`,
+    ...buildClaudeEnv(SANDBOX_HOME),
   };
 }
 

@@ -1,12 +1,11 @@
+import { CLAUDE_SESSION_ENV, SANDBOX_CLAUDE, SANDBOX_SHELL_PREFIX, assertExecOnlyBinary, buildClaudeArgv, isClaudeCliError } from "@wfbench/claude-cli";
 import { SANDBOX_GATEWAY_SOCKET, runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
-import type { SessionErrorDetail, TokenUsage, TranscriptArtifactRecord } from "@wfbench/stream-json-evidence";
+import { recordSessionEvidence, type RecordedSession } from "@wfbench/stream-json-evidence";
 import { buildCliGatewayEnv } from "@wfbench/litellm-gateway";
 import { SANDBOX_REVIEW_OUTPUT } from "@wfbench/review-scoring";
 import type { SessionSpec } from "./arms.js";
-import { buildClaudeArgv } from "./build-claude-argv.js";
-import { recordSessionEvidence } from "./record-session-evidence.js";
-import { SANDBOX_CLAUDE, SANDBOX_SHELL_PREFIX, buildSandboxEnv } from "./build-sandbox-env.js";
-import { assertExecOnlyBinary } from "./stage-exec-only-binary.js";
+import { buildSandboxEnv } from "./build-sandbox-env.js";
+import { CellPipelineError } from "./errors.js";
 
 /** Everything one session needs from the cell. */
 export interface SessionContext {
@@ -40,26 +39,8 @@ export interface SessionContext {
 /** The shape of `runSandboxed`, as a session uses it. */
 export type SessionSandbox = typeof runSandboxed;
 
-/** What one session contributes to its row (reference §4.2, `sum_sessions` inputs). */
-export interface SessionRecord {
-  readonly phase: SessionSpec["phase"];
-  readonly ok: boolean;
-  readonly errorKind: string | null;
-  readonly errorDetail: SessionErrorDetail | string | null;
-  readonly skillInvoked: boolean | null;
-  readonly transcriptMissing: boolean;
-  readonly diagnostics: readonly string[];
-  readonly sessionId: string | null;
-  readonly usage: TokenUsage | null;
-  readonly costUsd: number | null;
-  readonly durationS: number | null;
-  readonly numTurns: number | null;
-  /** null when the stream did not parse: not measured, never an empty tally. */
-  readonly toolUseCounts: Readonly<Record<string, number>> | null;
-  readonly gitnexusToolUses: number | null;
-  readonly artifact: TranscriptArtifactRecord | null;
-  readonly cancelled: boolean;
-}
+/** What one session contributes to its row (reference §4.2, `sum_sessions` inputs), recorded by stream-json-evidence. */
+export type SessionRecord = RecordedSession<SessionSpec["phase"]>;
 
 /**
  * Runs one headless Claude Code session in the sandbox (workspace rw, skill roots ro, private home/tmp, no network but
@@ -67,7 +48,13 @@ export interface SessionRecord {
  * session writes to disk; only its stdout is evidence. Sandbox and evidence-library errors propagate to the cell.
  */
 export async function runSession(spec: SessionSpec, context: SessionContext): Promise<SessionRecord> {
-  await assertExecOnlyBinary(context.claudePath);
+  try {
+    await assertExecOnlyBinary(context.claudePath);
+  } catch (error) {
+    // A cell error, so the cell records an infra-error row rather than treating a mis-staged CLI as a harness bug.
+    if (isClaudeCliError(error)) throw new CellPipelineError("CELL_PIPELINE_INPUT_INVALID", error.message, { cause: error });
+    throw error;
+  }
   const mounts: Mount[] = [
     { source: context.claudePath, target: SANDBOX_CLAUDE, mode: "ro" },
     { source: context.shellPrefixPath, target: SANDBOX_SHELL_PREFIX, mode: "ro" },
@@ -80,13 +67,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
   const env = {
     ...buildSandboxEnv(),
     ...buildCliGatewayEnv({ model: context.model, token: context.token, socketPath: SANDBOX_GATEWAY_SOCKET }),
-    CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: "1",
-    CLAUDE_CODE_DISABLE_AUTO_MEMORY: "1",
-    DISABLE_TELEMETRY: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    // 2.1.332 backgrounds `Bash run_in_background` and unflagged Task calls, then emits events (and a second result)
-    // after the first result, which the single-result evidence rule refuses; this keeps them in the foreground.
-    CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: "1",
+    ...CLAUDE_SESSION_ENV,
   };
   const sandbox = context.sandbox ?? runSandboxed;
   const result = await sandbox(

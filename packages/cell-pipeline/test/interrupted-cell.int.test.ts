@@ -15,7 +15,7 @@ import { createTaskSourceResolver, loadTaskSuite, type ResolvedSource, type Suit
 import { renderShellPrefix } from "../src/build-sandbox-env.js";
 import { runCell, type CellGateway, type RunCellInput } from "../src/run-cell.js";
 import type { SessionSandbox } from "../src/run-session.js";
-import { stageExecOnlyBinary } from "../src/stage-exec-only-binary.js";
+import { stageExecOnlyBinary } from "@wfbench/claude-cli";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const required = process.env["CI"] === "true";

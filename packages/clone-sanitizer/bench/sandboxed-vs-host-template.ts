@@ -5,7 +5,11 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createHostGitRunner, createSandboxedGitRunner, prepareTemplate, removeTree, type GitRunner } from "../src/index.js";
+import type { GitRunner } from "../src/git-runner.js";
+import { createHostGitRunner } from "../src/host-git-runner.js";
+import { prepareTemplate } from "../src/prepare-template.js";
+import { removeTree } from "@wfbench/durable-fs";
+import { createSandboxedGitRunner } from "../src/sandboxed-git-runner.js";
 
 const source = resolve(process.argv[2] ?? join(import.meta.dirname, "../../../tasks/demo/repos/mathlib"));
 const rounds = Number(process.argv[3] ?? 7);

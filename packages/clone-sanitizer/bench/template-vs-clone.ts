@@ -5,7 +5,10 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createHostGitRunner, materializeCell, prepareTemplate, removeTree } from "../src/index.js";
+import { createHostGitRunner } from "../src/host-git-runner.js";
+import { materializeCell } from "../src/materialize-cell.js";
+import { prepareTemplate } from "../src/prepare-template.js";
+import { removeTree } from "@wfbench/durable-fs";
 
 const COMMITS = 1_000;
 const FILES = 2_000;

@@ -2,17 +2,13 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  assertSelfContained,
-  createHostGitRunner,
-  createTemplateCache,
-  materializeCell,
-  removeTree,
-  type GitInvocation,
-  type GitOutcome,
-  type GitRunner,
-  type Template,
-} from "../src/index.js";
+import { assertSelfContained } from "../src/assert-self-contained.js";
+import type { GitInvocation, GitOutcome, GitRunner } from "../src/git-runner.js";
+import { createHostGitRunner } from "../src/host-git-runner.js";
+import { materializeCell } from "../src/materialize-cell.js";
+import type { Template } from "../src/prepare-template.js";
+import { removeTree } from "@wfbench/durable-fs";
+import { createTemplateCache } from "../src/template-cache.js";
 import { commitAll, git, hasGit, initRepo, makeScratch, writeFiles } from "./helpers/git-fixture.js";
 
 const required = process.env.CI === "true";

@@ -1,15 +1,11 @@
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  createHostGitRunner,
-  DEFAULT_GIT_TIMEOUTS,
-  MAX_CLONE_REFS,
-  removeTree,
-  sanitizeClone,
-  verifySanitizedClone,
-  type GitContext,
-} from "../src/index.js";
+import { createHostGitRunner } from "../src/host-git-runner.js";
+import { removeTree } from "@wfbench/durable-fs";
+import { DEFAULT_GIT_TIMEOUTS, type GitContext } from "../src/run-git.js";
+import { MAX_CLONE_REFS, sanitizeClone } from "../src/sanitize-clone.js";
+import { verifySanitizedClone } from "../src/verify-sanitized-clone.js";
 import { commitAll, git, hasGit, initRepo, makeScratch, writeFiles } from "./helpers/git-fixture.js";
 import { recoverableText } from "./helpers/recover.js";
 

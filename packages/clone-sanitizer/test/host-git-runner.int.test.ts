@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { createHostGitRunner, hardenGitArgv, HARDENED_GIT_CONFIG } from "../src/index.js";
+import { hardenGitArgv, HARDENED_GIT_CONFIG } from "../src/harden-git.js";
+import { createHostGitRunner } from "../src/host-git-runner.js";
 import { hasGit, makeScratch } from "./helpers/git-fixture.js";
 
 const required = process.env.CI === "true";

@@ -1,15 +1,11 @@
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createHostGitRunner,
-  DEFAULT_GIT_TIMEOUTS,
-  prepareTemplate,
-  removeTree,
-  runGit,
-  sanitizeClone,
-  type GitContext,
-} from "../src/index.js";
+import { createHostGitRunner } from "../src/host-git-runner.js";
+import { prepareTemplate } from "../src/prepare-template.js";
+import { removeTree } from "@wfbench/durable-fs";
+import { DEFAULT_GIT_TIMEOUTS, runGit, type GitContext } from "../src/run-git.js";
+import { sanitizeClone } from "../src/sanitize-clone.js";
 import { commitAll, git, gitStatus, hasGit, initRepo, makeScratch, writeFiles } from "./helpers/git-fixture.js";
 
 const required = process.env.CI === "true";

@@ -2,18 +2,13 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, readdirSync, statSync, symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createHostGitRunner,
-  DEFAULT_GIT_TIMEOUTS,
-  materializeCell,
-  prepareTemplate,
-  removeTree,
-  sanitizeClone,
-  SANITIZED_COMMIT,
-  verifySanitizedClone,
-  type GitContext,
-  type Template,
-} from "../src/index.js";
+import { createHostGitRunner } from "../src/host-git-runner.js";
+import { materializeCell } from "../src/materialize-cell.js";
+import { prepareTemplate, type Template } from "../src/prepare-template.js";
+import { removeTree } from "@wfbench/durable-fs";
+import { DEFAULT_GIT_TIMEOUTS, type GitContext } from "../src/run-git.js";
+import { sanitizeClone, SANITIZED_COMMIT } from "../src/sanitize-clone.js";
+import { verifySanitizedClone } from "../src/verify-sanitized-clone.js";
 import { buildAdversarialRepo, HIDDEN, polluteClone, SECRETS, type AdversarialRepo } from "./helpers/adversarial-repo.js";
 import { blobId, commitAll, git, hasGit, initRepo, makeScratch, writeFiles } from "./helpers/git-fixture.js";
 import { countAllCommits, objectExists, recoverableText, unreachableReport } from "./helpers/recover.js";

@@ -2,17 +2,13 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createHostGitRunner,
-  createSandboxedGitRunner,
-  DEFAULT_GIT_TIMEOUTS,
-  materializeCell,
-  prepareTemplate,
-  removeTree,
-  runGit,
-  type GitContext,
-  type GitRunner,
-} from "../src/index.js";
+import type { GitRunner } from "../src/git-runner.js";
+import { createHostGitRunner } from "../src/host-git-runner.js";
+import { materializeCell } from "../src/materialize-cell.js";
+import { prepareTemplate } from "../src/prepare-template.js";
+import { removeTree } from "@wfbench/durable-fs";
+import { DEFAULT_GIT_TIMEOUTS, runGit, type GitContext } from "../src/run-git.js";
+import { createSandboxedGitRunner } from "../src/sandboxed-git-runner.js";
 import { blobId, commitAll, git, hasGit, initRepo, makeScratch, writeFiles } from "./helpers/git-fixture.js";
 
 const required = process.env.CI === "true";

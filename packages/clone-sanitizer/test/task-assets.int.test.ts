@@ -3,14 +3,11 @@ import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createTaskAssetCache,
-  DEFAULT_ASSET_LIMITS,
-  materializeTaskAssets,
-  removeTree,
-  snapshotTaskAssets,
-  type TaskAssetDeclarationsInput,
-} from "../src/index.js";
+import { materializeTaskAssets } from "../src/materialize-task-assets.js";
+import { removeTree } from "@wfbench/durable-fs";
+import type { TaskAssetDeclarationsInput } from "../src/schema.js";
+import { DEFAULT_ASSET_LIMITS, snapshotTaskAssets } from "../src/snapshot-task-assets.js";
+import { createTaskAssetCache } from "../src/task-asset-cache.js";
 import { makeScratch, writeFiles } from "./helpers/git-fixture.js";
 
 const SHA = "a".repeat(40);

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
-import { startGateway } from "../src/index.js";
+import { startGateway } from "../src/start-gateway.js";
 
 const LATENCY_REQUESTS = Number(process.argv[2] ?? 2000);
 const THROUGHPUT_MIB = Number(process.argv[3] ?? 512);

@@ -3,8 +3,12 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { captureOracle, createOracleSnapshot, isOracleError, runHiddenOracle } from "../src/index.js";
-import type { OracleCommandRunner, OracleSnapshot } from "../src/index.js";
+import { captureOracle } from "../src/capture-oracle.js";
+import { isOracleError } from "../src/errors.js";
+import { createOracleSnapshot } from "../src/oracle-snapshot.js";
+import { runHiddenOracle } from "../src/run-hidden-oracle.js";
+import type { OracleCommandRunner } from "../src/oracle-command-runner.js";
+import type { OracleSnapshot } from "../src/oracle-snapshot.js";
 import { createBwrapTestRunner, createLeakyMountRunner, hasBwrap, hasUnshare, requireTools } from "./helpers/test-runners.js";
 
 const SECRET = "HIDDEN-ORACLE-OUTPUT-7f3a";

@@ -2,8 +2,10 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createOracleSnapshot, isOracleError, runHiddenOracle } from "../src/index.js";
-import type { OracleSnapshot } from "../src/index.js";
+import { isOracleError } from "../src/errors.js";
+import { createOracleSnapshot } from "../src/oracle-snapshot.js";
+import { runHiddenOracle } from "../src/run-hidden-oracle.js";
+import type { OracleSnapshot } from "../src/oracle-snapshot.js";
 import { createSandboxBwrapOracleRunner } from "./helpers/sandbox-bwrap-runner.js";
 import { hasBwrap, requireTools } from "./helpers/test-runners.js";
 

@@ -3,8 +3,11 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { captureOracle, createOracleSnapshot, runHiddenOracle, validateOracleDeclaration } from "../src/index.js";
-import type { OracleSnapshot } from "../src/index.js";
+import { captureOracle } from "../src/capture-oracle.js";
+import { createOracleSnapshot } from "../src/oracle-snapshot.js";
+import { runHiddenOracle } from "../src/run-hidden-oracle.js";
+import { validateOracleDeclaration } from "../src/validate-declaration.js";
+import type { OracleSnapshot } from "../src/oracle-snapshot.js";
 import { createBwrapTestRunner, hasBwrap, requireTools } from "./helpers/test-runners.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

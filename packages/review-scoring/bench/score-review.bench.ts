@@ -1,7 +1,9 @@
 // Times scoreReview on a dense 100 findings x 100 labels case (every pair eligible) and a sparse one.
 // Run: npx tsx bench/score-review.bench.ts   (or: npx nx run review-scoring:bench). Goal: <= 10 ms each.
 import { performance } from "node:perf_hooks";
-import { scoreReview, type ReviewFinding, type ReviewLabel, type Severity } from "../src/index.js";
+import type { Severity } from "../src/constants.js";
+import type { ReviewFinding, ReviewLabel } from "../src/schema.js";
+import { scoreReview } from "../src/score-review.js";
 
 const SEVERITIES: Severity[] = ["critical", "high", "medium", "low"];
 

@@ -1,16 +1,9 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildReviewLabelsJsonSchema,
-  buildReviewOutputJsonSchema,
-  buildReviewPromptContract,
-  parseReviewOutput,
-  REVIEW_FINDING_KEYS,
-  REVIEW_PROMPT_CONTRACT,
-  ReviewLabelsFileSchema,
-  ReviewOutputFileSchema,
-  ReviewOutputSchema,
-  SANDBOX_REVIEW_OUTPUT_PATH,
-} from "./index.js";
+import { REVIEW_FINDING_KEYS, SANDBOX_REVIEW_OUTPUT_PATH } from "./constants.js";
+import { buildReviewLabelsJsonSchema, buildReviewOutputJsonSchema } from "./json-schema.js";
+import { parseReviewOutput } from "./parse-review-output.js";
+import { buildReviewPromptContract, REVIEW_PROMPT_CONTRACT } from "./prompt-contract.js";
+import { ReviewLabelsFileSchema, ReviewOutputFileSchema, ReviewOutputSchema } from "./schema.js";
 
 const sample = {
   schema_version: 1,

@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_LABELS_BYTES, parseLabels, REVIEW_LABELS_RULES, type ReviewLabelsIssueCode } from "./index.js";
+import { MAX_LABELS_BYTES } from "./constants.js";
+import { parseLabels } from "./parse-labels.js";
+import { REVIEW_LABELS_RULES, type ReviewLabelsIssueCode } from "./review-issue.js";
 
 const bytesOf = (value: unknown): Uint8Array =>
   new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value));

@@ -1,13 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  FIELD_BYTE_LIMITS,
-  MAX_FINDINGS,
-  MAX_REVIEW_BYTES,
-  parseReviewOutput,
-  REVIEW_OUTPUT_RULES,
-  type ReviewOutputIssueCode,
-} from "./index.js";
+import { FIELD_BYTE_LIMITS, MAX_FINDINGS, MAX_REVIEW_BYTES } from "./constants.js";
+import { parseReviewOutput } from "./parse-review-output.js";
+import { REVIEW_OUTPUT_RULES, type ReviewOutputIssueCode } from "./review-issue.js";
 
 const encoder = new TextEncoder();
 const bytesOf = (value: unknown): Uint8Array => encoder.encode(typeof value === "string" ? value : JSON.stringify(value));

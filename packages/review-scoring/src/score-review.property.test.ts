@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { matchReviewFindings, scoreReview, type ReviewScore } from "./index.js";
+import { matchReviewFindings } from "./match-findings.js";
+import type { ReviewScore } from "./schema.js";
+import { scoreReview } from "./score-review.js";
 import { findingsArb, labelsArb, verdictArb } from "../test/arbitraries.js";
 import { bruteForceMaxMatching, refScore } from "../test/reference-scorer.js";
 

@@ -1,17 +1,9 @@
 import { describe, expect, it } from "vitest";
-import {
-  expectedVerdict,
-  flattenReviewScore,
-  isReviewOraclePassed,
-  matchReviewFindings,
-  REVIEW_SCORE_KEYS,
-  ReviewScoreInputError,
-  ReviewScoreSchema,
-  scoreReview,
-  type ReviewFinding,
-  type ReviewLabel,
-  type Severity,
-} from "./index.js";
+import type { Severity } from "./constants.js";
+import { ReviewScoreInputError } from "./errors.js";
+import { matchReviewFindings } from "./match-findings.js";
+import { ReviewScoreSchema, type ReviewFinding, type ReviewLabel } from "./schema.js";
+import { expectedVerdict, flattenReviewScore, isReviewOraclePassed, REVIEW_SCORE_KEYS, scoreReview } from "./score-review.js";
 import { bruteForceMaxMatching } from "../test/reference-scorer.js";
 
 function finding(id: string, over: Partial<ReviewFinding> = {}): ReviewFinding {

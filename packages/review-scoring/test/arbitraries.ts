@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { ReviewFinding, ReviewLabel } from "../src/index.js";
+import type { ReviewFinding, ReviewLabel } from "../src/schema.js";
 
 const severity = fc.constantFrom("critical", "high", "medium", "low" as const);
 // Strings where UTF-16 order and code-point order disagree, so the canonical sort is really exercised.

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MAX_REVIEW_BYTES, parseReviewOutput } from "../src/index.js";
+import { MAX_REVIEW_BYTES } from "../src/constants.js";
+import { parseReviewOutput } from "../src/parse-review-output.js";
 
 const valid = JSON.stringify({ schema_version: 1, verdict: "approve", findings: [] });
 

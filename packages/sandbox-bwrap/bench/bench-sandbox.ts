@@ -2,7 +2,8 @@
 // Run: npx tsx packages/sandbox-bwrap/bench/bench-sandbox.ts [iterations]   (or: npx nx run sandbox-bwrap:bench)
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { buildBwrapArgv, runSandboxed } from "../src/index.js";
+import { buildBwrapArgv } from "../src/build-argv.js";
+import { runSandboxed } from "../src/run-sandboxed.js";
 
 const iterations = Number(process.argv[2] ?? "60");
 const policy = { env: { PATH: "/usr/bin:/bin" } };

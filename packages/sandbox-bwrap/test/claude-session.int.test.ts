@@ -5,8 +5,10 @@ import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseScript, resolveClaudeCli, startScriptedModel, type ScriptedModelServer } from "@wfbench/scripted-model";
-import { SANDBOX_GATEWAY_SOCKET, runSandboxed } from "../src/index.js";
+import { resolveClaudeCli } from "@wfbench/claude-cli";
+import { parseScript, startScriptedModel, type ScriptedModelServer } from "@wfbench/scripted-model";
+import { runSandboxed } from "../src/run-sandboxed.js";
+import { SANDBOX_GATEWAY_SOCKET } from "../src/schema.js";
 import { makeTempDir, skipBwrap } from "./helpers.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/claude-session", import.meta.url));

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runSandboxed, type SandboxRunResult } from "../src/index.js";
+import type { SandboxRunResult } from "../src/run-result.js";
+import { runSandboxed } from "../src/run-sandboxed.js";
 import { TEST_ENV, livePidsMatching, makeTempDir, skipBwrap, token } from "./helpers.js";
 
 const execFileAsync = promisify(execFile);

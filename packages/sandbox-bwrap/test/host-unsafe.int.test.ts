@@ -2,7 +2,7 @@ import { readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { UNSAFE_NO_BWRAP, createHostUnsafeBackend, type HostUnsafeBackendOptions } from "../src/index.js";
+import { UNSAFE_NO_BWRAP, createHostUnsafeBackend, type HostUnsafeBackendOptions } from "../src/unsafe.js";
 import { livePidsMatching, makeTempDir } from "./helpers.js";
 
 const cleanups: Array<() => void> = [];

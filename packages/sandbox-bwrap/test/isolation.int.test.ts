@@ -3,8 +3,8 @@ import { createConnection, createServer, type Server } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { resolveClaudeCli } from "@wfbench/scripted-model";
-import { runSandboxed } from "../src/index.js";
+import { resolveClaudeCli } from "@wfbench/claude-cli";
+import { runSandboxed } from "../src/run-sandboxed.js";
 import { TEST_ENV, hostCommandLines, makeTempDir, skipBwrap, token } from "./helpers.js";
 
 const cleanups: Array<() => void | Promise<void>> = [];

@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildBwrapArgv, buildBwrapCommandLine, compileSeccompFilter, encodeArgsFile, runSandboxed } from "../src/index.js";
+import { buildBwrapArgv, buildBwrapCommandLine, encodeArgsFile } from "../src/build-argv.js";
+import { compileSeccompFilter } from "../src/compile-seccomp.js";
+import { runSandboxed } from "../src/run-sandboxed.js";
 import { spawnBwrap } from "../src/run-sandboxed.js";
 import { TEST_ENV, hostCommandLines, livePidsMatching, makeTempDir, skipBwrap, token } from "./helpers.js";
 

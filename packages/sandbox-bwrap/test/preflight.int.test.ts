@@ -1,7 +1,9 @@
 import { statSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SandboxPreflightError, classifyBwrapFailure, preflight, runSandboxed } from "../src/index.js";
+import { SandboxPreflightError } from "../src/errors.js";
+import { classifyBwrapFailure, preflight } from "../src/preflight.js";
+import { runSandboxed } from "../src/run-sandboxed.js";
 import { TEST_ENV, makeTempDir, skipBwrap } from "./helpers.js";
 
 const cleanups: Array<() => void> = [];

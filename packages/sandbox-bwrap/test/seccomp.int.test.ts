@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSandboxed } from "../src/index.js";
+import { runSandboxed } from "../src/run-sandboxed.js";
 import { TEST_ENV, makeTempDir, skipBwrap, toolsRequired } from "./helpers.js";
 
 const PROBE_SOURCE = fileURLToPath(new URL("./fixtures/seccomp-probe/probe.c", import.meta.url));

@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { spawn } from "node:child_process";
-import { loadScript, resolveClaudeCli, startScriptedModel } from "../src/index.js";
+import { resolveClaudeCli } from "@wfbench/claude-cli";
+import { loadScript } from "../src/load-script.js";
+import { startScriptedModel } from "../src/start-scripted-model.js";
 
 const requests = Number(process.argv[2] ?? "300");
 const cliRuns = Number(process.argv[3] ?? "3");

@@ -33,22 +33,3 @@ export class RequestLogWriteError extends ScriptedModelError {
     this.name = "RequestLogWriteError";
   }
 }
-
-/** Why the pinned Claude Code CLI could not be used; each code's message names the fix. */
-export type ClaudeCliErrorCode =
-  | "SCRIPTED_MODEL_CLAUDE_CLI_UNSUPPORTED_PLATFORM"
-  | "SCRIPTED_MODEL_CLAUDE_CLI_PACKAGE_MISSING"
-  | "SCRIPTED_MODEL_CLAUDE_CLI_PLATFORM_PACKAGE_MISSING"
-  | "SCRIPTED_MODEL_CLAUDE_CLI_BINARY_MISSING"
-  | "SCRIPTED_MODEL_CLAUDE_CLI_NOT_EXECUTABLE"
-  | "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_FAILED"
-  | "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_MISMATCH";
-
-/** The pinned Claude Code CLI is absent, unusable or the wrong version. */
-export class ClaudeCliError extends ScriptedModelError {
-  declare readonly code: ClaudeCliErrorCode;
-  constructor(code: ClaudeCliErrorCode, message: string, options?: ErrorOptions) {
-    super(code, message, options);
-    this.name = "ClaudeCliError";
-  }
-}

@@ -3,7 +3,8 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseEvidenceBytes, parseEvidenceStream, redactTranscript } from "../src/index.js";
+import { parseEvidenceBytes, parseEvidenceStream } from "../src/parse-evidence-stream.js";
+import { redactTranscript } from "../src/redact-transcript.js";
 
 const MiB = 1024 * 1024;
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "..", "test", "fixtures");

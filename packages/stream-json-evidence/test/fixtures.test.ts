@@ -3,15 +3,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "@wfbench/digest";
-import {
-  classifyOutcome,
-  parseEvidenceBytes,
-  parseEvidenceStream,
-  proveSkillUse,
-  redactTranscript,
-  summarizeUsage,
-  type ProcessOutcome,
-} from "../src/index.js";
+import { classifyOutcome } from "../src/classify-outcome.js";
+import { parseEvidenceBytes, parseEvidenceStream } from "../src/parse-evidence-stream.js";
+import { proveSkillUse } from "../src/prove-skill-use.js";
+import { redactTranscript } from "../src/redact-transcript.js";
+import type { ProcessOutcome } from "../src/schema.js";
+import { summarizeUsage } from "../src/summarize-usage.js";
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 

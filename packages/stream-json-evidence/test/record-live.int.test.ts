@@ -2,10 +2,14 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { classifyOutcome, parseEvidenceBytes, parseEvidenceStream, proveSkillUse, redactTranscript, summarizeUsage } from "../src/index.js";
+import { classifyOutcome } from "../src/classify-outcome.js";
+import { parseEvidenceBytes, parseEvidenceStream } from "../src/parse-evidence-stream.js";
+import { proveSkillUse } from "../src/prove-skill-use.js";
+import { redactTranscript } from "../src/redact-transcript.js";
+import { summarizeUsage } from "../src/summarize-usage.js";
 import { FAKE_API_KEY, SKILL_NAME, findClaudeBinary, hasBwrap, recordLiveSession } from "./support/record-live.js";
 
-const claude = findClaudeBinary();
+const claude = await findClaudeBinary();
 const available = claude !== null && hasBwrap();
 // Under CI a missing CLI or bwrap is a failure, never a silent skip.
 const required = process.env["CI"] === "true";
@@ -23,7 +27,7 @@ function shape(bytes: Uint8Array): string[] {
 
 describe("live re-recording against the pinned CLI", () => {
   it.skipIf(!available && !required)("still produces a stream the parser accepts, with the committed fixture's shape", async () => {
-    if (claude === null) throw new Error("@anthropic-ai/claude-code-linux-x64 is not installed");
+    if (claude === null) throw new Error("the pinned Claude Code CLI is not installed (run npm ci)");
     if (!hasBwrap()) throw new Error("/usr/bin/bwrap is missing");
     const live = await recordLiveSession(claude);
     expect(live.exitCode, live.stderr).toBe(0);

@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveClaudeCli } from "@wfbench/scripted-model";
+import { resolveClaudeCli } from "@wfbench/claude-cli";
 
 /** The monorepo root: the runner is spawned from here, and fixtures outside apps/runner are addressed from it. */
 export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));

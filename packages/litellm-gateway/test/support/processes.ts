@@ -25,7 +25,7 @@ export async function waitForGone(pids: readonly number[], timeoutMs: number): P
 export async function waitForMatch(path: string, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    let text = "";
+    let text: string;
     try {
       text = readFileSync(path, "utf8");
     } catch {

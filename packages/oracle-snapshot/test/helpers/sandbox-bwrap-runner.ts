@@ -1,7 +1,7 @@
 import { runSandboxed } from "@wfbench/sandbox-bwrap";
 import type { BwrapRunOptions, SandboxRunResult } from "@wfbench/sandbox-bwrap";
-import { createBwrapOracleRunner } from "../../src/index.js";
-import type { OracleCommandRunner } from "../../src/index.js";
+import { createBwrapOracleRunner } from "../../src/create-bwrap-oracle-runner.js";
+import type { OracleCommandRunner } from "../../src/oracle-command-runner.js";
 
 /**
  * The product adapter (`createBwrapOracleRunner`) over the real `runSandboxed`, with a recorder in between. The

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import type { OracleCommandRunner, OracleRunRequest } from "../../src/index.js";
+import type { OracleCommandRunner, OracleRunRequest } from "../../src/oracle-command-runner.js";
 
 /** What the test runners really saw: kept so a test can prove the output existed and was dropped. */
 export interface RawRunReport {

@@ -1,7 +1,7 @@
 // Shared by the CLI integration tests: find the pinned binary, run it headless with a clean env, parse stream-json.
 import { spawn, spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { resolveClaudeCli, type ResolvedClaudeCli } from "../../src/claude-cli.js";
+import { resolveClaudeCli, type ResolvedClaudeCli } from "@wfbench/claude-cli";
 import type { RequestLogEntry } from "../../src/request-log.js";
 
 export const DUMMY_KEY = "sk-ant-dummy-smoke-0000-not-a-real-key";

@@ -1,5 +1,5 @@
 // Minimal event builders for unit tests; the realistic transcripts live in test/fixtures/.
-import type { JsonObject, JsonValue } from "../../src/index.js";
+import type { JsonObject, JsonValue } from "../../src/schema.js";
 
 export const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
 export const jsonl = (events: readonly JsonValue[]): string => events.map((event) => `${JSON.stringify(event)}\n`).join("");

@@ -5,23 +5,20 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { resolveClaudeCli } from "@wfbench/claude-cli";
 
 export const SKILL_NAME = "review";
 export const FAKE_API_KEY = "sk-ant-api03-wfbench-recording-key-0000";
 const MODEL = "claude-sonnet-4-5-20250929";
 
-/** Path of the native CLI binary from the platform package, or null when it is not installed. */
-export function findClaudeBinary(): string | null {
-  try {
-    const require = createRequire(import.meta.url);
-    const binary = join(dirname(require.resolve("@anthropic-ai/claude-code-linux-x64/package.json")), "claude");
-    return existsSync(binary) ? binary : null;
-  } catch {
-    return null;
-  }
+/** Path of the pinned native CLI binary (proven by `@wfbench/claude-cli`), or null when it is not installed. */
+export async function findClaudeBinary(): Promise<string | null> {
+  return resolveClaudeCli().then(
+    (cli) => cli.path,
+    () => null,
+  );
 }
 
 export const hasBwrap = (): boolean => existsSync("/usr/bin/bwrap");

@@ -1,20 +1,42 @@
 import { relative } from "node:path";
-import {
-  classifyOutcome,
-  countToolUses,
-  decideSessionEvidence,
-  isEvidenceError,
-  parseEvidenceBytes,
-  proveSkillUse,
-  redactTranscript,
-  salvageTranscript,
-  summarizeUsage,
-  writeTranscriptArtifact,
-  type TranscriptArtifact,
-  type TranscriptArtifactRecord,
-} from "@wfbench/stream-json-evidence";
-import type { SessionSpec } from "./arms.js";
-import type { SessionRecord } from "./run-session.js";
+import { classifyOutcome, type SessionErrorDetail } from "./classify-outcome.js";
+import { countToolUses } from "./count-tool-uses.js";
+import { decideSessionEvidence, type SessionEvidence } from "./decide-session-evidence.js";
+import { isEvidenceError } from "./errors.js";
+import { parseEvidenceBytes } from "./parse-evidence-stream.js";
+import { proveSkillUse } from "./prove-skill-use.js";
+import { redactTranscript, type TranscriptArtifact } from "./redact-transcript.js";
+import { salvageTranscript } from "./salvage-transcript.js";
+import { summarizeUsage, type TokenUsage } from "./summarize-usage.js";
+import { writeTranscriptArtifact, type TranscriptArtifactRecord } from "./write-transcript-artifact.js";
+
+/** Which session the bytes belong to: its phase (kept apart in transcript names) and the skill it must prove, if any. */
+export interface SessionToRecord<P extends string = string> {
+  readonly phase: P;
+  /** The skill the session must be proven to invoke; null for a baseline (then only contamination is checked). */
+  readonly expectedSkill: string | null;
+}
+
+/** What one session contributes to its row (reference §4.2, `sum_sessions` inputs). */
+export interface RecordedSession<P extends string = string> {
+  readonly phase: P;
+  readonly ok: boolean;
+  readonly errorKind: SessionEvidence["errorKind"];
+  readonly errorDetail: SessionErrorDetail | string | null;
+  readonly skillInvoked: boolean | null;
+  readonly transcriptMissing: boolean;
+  readonly diagnostics: readonly string[];
+  readonly sessionId: string | null;
+  readonly usage: TokenUsage | null;
+  readonly costUsd: number | null;
+  readonly durationS: number | null;
+  readonly numTurns: number | null;
+  /** null when the stream did not parse: not measured, never an empty tally. */
+  readonly toolUseCounts: Readonly<Record<string, number>> | null;
+  readonly gitnexusToolUses: number | null;
+  readonly artifact: TranscriptArtifactRecord | null;
+  readonly cancelled: boolean;
+}
 
 /** What the sandbox handed back for one session: the parent-captured stdout and how the process ended. */
 export interface CapturedSession {
@@ -45,7 +67,7 @@ type Transcript = { readonly artifact: TranscriptArtifact; readonly sessionId: s
  * counts stay null) so a failed cell keeps a record; the session's error kind is never changed by the salvage.
  * @throws {EvidenceError} only for evidence-library bugs and bad options; a failed write becomes a diagnostic.
  */
-export async function recordSessionEvidence(spec: SessionSpec, captured: CapturedSession, context: EvidenceContext): Promise<SessionRecord> {
+export async function recordSessionEvidence<P extends string>(spec: SessionToRecord<P>, captured: CapturedSession, context: EvidenceContext): Promise<RecordedSession<P>> {
   const parse = parseEvidenceBytes(captured.stdout, { captureTruncated: captured.stdoutOverflow });
   const detail = captured.setupError ?? (captured.state === "exited" ? null : captured.stderrTail.slice(-2000));
   const outcome = classifyOutcome(parse, { exitCode: captured.exitCode, state: captured.state, detail });

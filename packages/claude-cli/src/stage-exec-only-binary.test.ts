@@ -21,7 +21,7 @@ describe("stageExecOnlyBinary", () => {
       const path = join(dir, `bin-${name}`);
       writeFileSync(path, "x");
       chmodSync(path, mode);
-      await expect(assertExecOnlyBinary(path)).rejects.toMatchObject({ code: "CELL_PIPELINE_INPUT_INVALID" });
+      await expect(assertExecOnlyBinary(path)).rejects.toMatchObject({ code: "CLAUDE_CLI_NOT_EXEC_ONLY" });
     }
     const link = join(dir, "link");
     symlinkSync(join(dir, "claude"), link);

@@ -1,5 +1,5 @@
 import { canonicalJson } from "@wfbench/digest";
-import { SANDBOX_CLAUDE } from "./build-sandbox-env.js";
+import { SANDBOX_CLAUDE } from "./build-claude-env.js";
 
 /** Built-in tools a session may use (reference §6.4; no MCP server in this pipeline yet). */
 export const AGENT_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "Bash", "Skill"] as const;

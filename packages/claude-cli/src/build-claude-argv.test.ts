@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildClaudeArgv, buildClaudeSettings } from "./build-claude-argv.js";
-import { buildSandboxEnv, renderShellPrefix } from "./build-sandbox-env.js";
+import { CLAUDE_SESSION_ENV, SANDBOX_SHELL_PREFIX, buildClaudeEnv } from "./build-claude-env.js";
 
 function valueAfter(argv: readonly string[], flag: string): string | undefined {
   return argv[argv.indexOf(flag) + 1];
@@ -41,18 +41,23 @@ describe("buildClaudeArgv", () => {
   });
 });
 
-describe("buildSandboxEnv / renderShellPrefix", () => {
-  it("is the reference allow-list: private home, sandbox PATH, no key and no token", () => {
-    const env = buildSandboxEnv();
-    expect(env).toMatchObject({ HOME: "/home/agent", TMPDIR: "/tmp", PATH: "/opt/claude:/usr/local/bin:/usr/bin:/bin", CLAUDE_CONFIG_DIR: "/home/agent/.claude", CLAUDE_CODE_SHELL_PREFIX: "/opt/claude/shell-prefix", GIT_CONFIG_NOSYSTEM: "1" });
-    expect(Object.keys(env).filter((name) => /KEY|TOKEN|SECRET|ANTHROPIC/u.test(name))).toEqual([]);
+describe("buildClaudeEnv", () => {
+  it("points the CLI's config under the given home and its Bash calls through the shell prefix, with no key or token", () => {
+    const env = buildClaudeEnv("/home/agent");
+    expect(env).toEqual({
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+      CLAUDE_CODE_DISABLE_TELEMETRY: "1",
+      CLAUDE_CODE_DONT_INHERIT_ENV: "1",
+      CLAUDE_CODE_SHELL_PREFIX: SANDBOX_SHELL_PREFIX,
+      CLAUDE_CONFIG_DIR: "/home/agent/.claude",
+    });
+    expect(SANDBOX_SHELL_PREFIX).toBe("/opt/claude/shell-prefix");
   });
 
-  it("renders a wrapper that refuses anything but one argument and clears the environment", () => {
-    const script = renderShellPrefix();
-    expect(script.startsWith("#!/bin/bash\nset -eu\n")).toBe(true);
-    expect(script).toContain('if [ "$#" -ne 1 ]; then exit 64; fi');
-    expect(script).toContain("exec /usr/bin/env -i HOME=/home/agent");
-    expect(script).not.toMatch(/ANTHROPIC/u);
+  it("adds only disabling knobs for a session, background tasks included", () => {
+    expect(Object.values(CLAUDE_SESSION_ENV).every((value) => value === "1")).toBe(true);
+    expect(CLAUDE_SESSION_ENV).toMatchObject({ CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: "1", CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: "1" });
+    expect(Object.keys({ ...buildClaudeEnv("/h"), ...CLAUDE_SESSION_ENV }).filter((name) => /KEY|TOKEN|SECRET|ANTHROPIC/u.test(name))).toEqual([]);
   });
 });

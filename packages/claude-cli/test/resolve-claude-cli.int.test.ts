@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PINNED_CLAUDE_CODE_VERSION, resolveClaudeCli, type ClaudeCliPlatform } from "../src/claude-cli.js";
+import { PINNED_CLAUDE_CODE_VERSION, resolveClaudeCli, type ClaudeCliPlatform } from "../src/resolve-claude-cli.js";
 import { ClaudeCliError } from "../src/errors.js";
 
 const required = process.env["CI"] === "true";
@@ -71,50 +71,50 @@ describe("resolveClaudeCli", () => {
 
     it("refuses a binary reporting another version", async () => {
       await writeTree({ binary: '#!/bin/sh\necho "9.9.9 (Claude Code)"\n' });
-      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_MISMATCH", /9\.9\.9.*npm ci/);
+      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "CLAUDE_CLI_VERSION_MISMATCH", /9\.9\.9.*npm ci/);
     });
 
     it("refuses a wrapper package at another version than the pin", async () => {
       await writeTree({ binary: "#!/bin/sh\n", wrapperVersion: "0.0.1" });
-      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_MISMATCH", /0\.0\.1 is installed/);
+      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "CLAUDE_CLI_VERSION_MISMATCH", /0\.0\.1 is installed/);
     });
 
     it("refuses a platform package at another version than the wrapper", async () => {
       await writeTree({ binary: "#!/bin/sh\n", platformVersion: "0.0.2" });
-      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_MISMATCH", /0\.0\.2/);
+      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "CLAUDE_CLI_VERSION_MISMATCH", /0\.0\.2/);
     });
 
     it("names npm ci when the wrapper package is absent", async () => {
-      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "SCRIPTED_MODEL_CLAUDE_CLI_PACKAGE_MISSING", /npm ci/);
+      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "CLAUDE_CLI_PACKAGE_MISSING", /npm ci/);
     });
 
     it("names the missing platform package", async () => {
       await writePackage("@anthropic-ai/claude-code", PINNED_CLAUDE_CODE_VERSION);
       await expectCode(
         resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }),
-        "SCRIPTED_MODEL_CLAUDE_CLI_PLATFORM_PACKAGE_MISSING",
+        "CLAUDE_CLI_PLATFORM_PACKAGE_MISSING",
         /npm ci.*@anthropic-ai\/claude-code-linux-x64 is missing/,
       );
     });
 
     it("refuses a missing binary and a non-executable one", async () => {
       await writeTree({});
-      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "SCRIPTED_MODEL_CLAUDE_CLI_BINARY_MISSING", /not a regular file/);
+      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "CLAUDE_CLI_BINARY_MISSING", /not a regular file/);
       await writeTree({ binary: "#!/bin/sh\n", mode: 0o644 });
-      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "SCRIPTED_MODEL_CLAUDE_CLI_NOT_EXECUTABLE", /chmod \+x/);
+      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "CLAUDE_CLI_NOT_EXECUTABLE", /chmod \+x/);
     });
 
     it("bounds --version and reports a hang or a crash", async () => {
       await writeTree({ binary: "#!/bin/sh\nexec sleep 30\n" });
-      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64, versionTimeoutMs: 300 }), "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_FAILED", /timed out after 300 ms/);
+      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64, versionTimeoutMs: 300 }), "CLAUDE_CLI_VERSION_FAILED", /timed out after 300 ms/);
       await writeTree({ binary: "#!/bin/sh\necho boom >&2\nexit 3\n" });
-      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_FAILED", /boom/);
+      await expectCode(resolveClaudeCli({ resolveFrom: root, platform: linuxX64 }), "CLAUDE_CLI_VERSION_FAILED", /boom/);
     });
 
     it("refuses platforms without a native package", async () => {
       await expectCode(
         resolveClaudeCli({ resolveFrom: root, platform: { platform: "darwin", arch: "arm64", libc: "glibc" } }),
-        "SCRIPTED_MODEL_CLAUDE_CLI_UNSUPPORTED_PLATFORM",
+        "CLAUDE_CLI_UNSUPPORTED_PLATFORM",
         /darwin\/arm64/,
       );
     });

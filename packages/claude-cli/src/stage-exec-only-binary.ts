@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { chmod, copyFile, lstat } from "node:fs/promises";
-import { CellPipelineError } from "./errors.js";
+import { ClaudeCliError } from "./errors.js";
 
 /** Mode of the staged CLI: execute for everyone, read for nobody. */
 export const EXEC_ONLY_MODE = 0o111;
@@ -23,14 +23,14 @@ export async function stageExecOnlyBinary(source: string, destination: string): 
 /**
  * Refuses a CLI binary the sandbox user could read or write (see stageExecOnlyBinary): a regular non-symlink file
  * with no read or write bit and some execute bit.
- * @throws {CellPipelineError} CELL_PIPELINE_INPUT_INVALID otherwise.
+ * @throws {ClaudeCliError} CLAUDE_CLI_NOT_EXEC_ONLY otherwise.
  */
 export async function assertExecOnlyBinary(path: string): Promise<void> {
   const stat = await lstat(path).catch(() => null);
-  if (stat === null || !stat.isFile()) throw new CellPipelineError("CELL_PIPELINE_INPUT_INVALID", `Claude Code binary ${path} is not a regular file`);
+  if (stat === null || !stat.isFile()) throw new ClaudeCliError("CLAUDE_CLI_NOT_EXEC_ONLY", `Claude Code binary ${path} is not a regular file`);
   if ((stat.mode & READ_OR_WRITE_BITS) !== 0 || (stat.mode & 0o111) === 0) {
-    throw new CellPipelineError(
-      "CELL_PIPELINE_INPUT_INVALID",
+    throw new ClaudeCliError(
+      "CLAUDE_CLI_NOT_EXEC_ONLY",
       `Claude Code binary ${path} has mode ${(stat.mode & 0o777).toString(8)}: stage it execute-only (0111) with stageExecOnlyBinary, or the agent can read the CLI's environment and memory`,
     );
   }

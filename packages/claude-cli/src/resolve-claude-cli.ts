@@ -24,8 +24,8 @@ function readDeclaredPin(): string {
   const declared = manifest.dependencies?.[WRAPPER_PACKAGE];
   if (declared === undefined || !/^\d+\.\d+\.\d+$/.test(declared)) {
     throw new ClaudeCliError(
-      "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_MISMATCH",
-      `@wfbench/scripted-model must pin ${WRAPPER_PACKAGE} to an exact version in its package.json, found ${String(declared)}`,
+      "CLAUDE_CLI_VERSION_MISMATCH",
+      `@wfbench/claude-cli must pin ${WRAPPER_PACKAGE} to an exact version in its package.json, found ${String(declared)}`,
     );
   }
   return declared;
@@ -71,7 +71,7 @@ export function detectClaudeCliPlatform(): ClaudeCliPlatform {
 export function selectPlatformPackage(host: ClaudeCliPlatform): string {
   if (host.platform !== "linux" || (host.arch !== "x64" && host.arch !== "arm64")) {
     throw new ClaudeCliError(
-      "SCRIPTED_MODEL_CLAUDE_CLI_UNSUPPORTED_PLATFORM",
+      "CLAUDE_CLI_UNSUPPORTED_PLATFORM",
       `wfbench runs Claude Code on Linux x64 or arm64 only; this host is ${host.platform}/${host.arch}. ` +
         "Run the benchmark on a Linux machine or container.",
     );
@@ -87,7 +87,7 @@ function runVersion(path: string, timeoutMs: number): Promise<string> {
         const detail = error.killed ? `timed out after ${timeoutMs} ms` : `${error.message.split("\n")[0] ?? ""} ${stderr.slice(0, 200)}`;
         reject(
           new ClaudeCliError(
-            "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_FAILED",
+            "CLAUDE_CLI_VERSION_FAILED",
             `\`${path} --version\` failed (${detail.trim()}); reinstall with \`rm -rf node_modules && npm ci\`.`,
             { cause: error },
           ),
@@ -108,14 +108,14 @@ export async function resolveClaudeCli(options: ResolveClaudeCliOptions = {}): P
   const wrapperVersion = readVersion(require, `${WRAPPER_PACKAGE}/package.json`);
   if (wrapperVersion === null) {
     throw new ClaudeCliError(
-      "SCRIPTED_MODEL_CLAUDE_CLI_PACKAGE_MISSING",
+      "CLAUDE_CLI_PACKAGE_MISSING",
       `${WRAPPER_PACKAGE} is not installed; run \`npm ci\` at the workspace root.`,
     );
   }
   if (wrapperVersion !== DECLARED_PIN) {
     throw new ClaudeCliError(
-      "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_MISMATCH",
-      `${WRAPPER_PACKAGE} ${wrapperVersion} is installed but @wfbench/scripted-model pins ${DECLARED_PIN}; run \`npm ci\`.`,
+      "CLAUDE_CLI_VERSION_MISMATCH",
+      `${WRAPPER_PACKAGE} ${wrapperVersion} is installed but @wfbench/claude-cli pins ${DECLARED_PIN}; run \`npm ci\`.`,
     );
   }
 
@@ -124,7 +124,7 @@ export async function resolveClaudeCli(options: ResolveClaudeCliOptions = {}): P
     manifestPath = require.resolve(`${platformPackage}/package.json`);
   } catch (error) {
     throw new ClaudeCliError(
-      "SCRIPTED_MODEL_CLAUDE_CLI_PLATFORM_PACKAGE_MISSING",
+      "CLAUDE_CLI_PLATFORM_PACKAGE_MISSING",
       `run \`npm ci\` (without --omit=optional); the platform package ${platformPackage} is missing.`,
       { cause: error },
     );
@@ -132,7 +132,7 @@ export async function resolveClaudeCli(options: ResolveClaudeCliOptions = {}): P
   const platformVersion = readVersion(require, `${platformPackage}/package.json`);
   if (platformVersion !== wrapperVersion) {
     throw new ClaudeCliError(
-      "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_MISMATCH",
+      "CLAUDE_CLI_VERSION_MISMATCH",
       `${platformPackage} is ${String(platformVersion)} but ${WRAPPER_PACKAGE} is ${wrapperVersion}; run \`npm ci\`.`,
     );
   }
@@ -141,7 +141,7 @@ export async function resolveClaudeCli(options: ResolveClaudeCliOptions = {}): P
   const info = await stat(path).catch(() => null);
   if (info === null || !info.isFile()) {
     throw new ClaudeCliError(
-      "SCRIPTED_MODEL_CLAUDE_CLI_BINARY_MISSING",
+      "CLAUDE_CLI_BINARY_MISSING",
       `${path} is missing or not a regular file; reinstall with \`rm -rf node_modules && npm ci\`.`,
     );
   }
@@ -149,7 +149,7 @@ export async function resolveClaudeCli(options: ResolveClaudeCliOptions = {}): P
     await access(path, constants.X_OK);
   } catch (error) {
     throw new ClaudeCliError(
-      "SCRIPTED_MODEL_CLAUDE_CLI_NOT_EXECUTABLE",
+      "CLAUDE_CLI_NOT_EXECUTABLE",
       `${path} is not executable; run \`chmod +x ${path}\` or reinstall with \`npm ci\`.`,
       { cause: error },
     );
@@ -159,7 +159,7 @@ export async function resolveClaudeCli(options: ResolveClaudeCliOptions = {}): P
   const version = /\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b/.exec(output)?.[1];
   if (version !== wrapperVersion) {
     throw new ClaudeCliError(
-      "SCRIPTED_MODEL_CLAUDE_CLI_VERSION_MISMATCH",
+      "CLAUDE_CLI_VERSION_MISMATCH",
       `${path} reports version ${JSON.stringify(output.trim().slice(0, 80))}, expected ${wrapperVersion}; ` +
         "reinstall with `rm -rf node_modules && npm ci`.",
     );

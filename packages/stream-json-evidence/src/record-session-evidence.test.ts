@@ -3,12 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SessionSpec } from "./arms.js";
-import { recordSessionEvidence, type CapturedSession } from "./record-session-evidence.js";
+import { recordSessionEvidence, type CapturedSession, type SessionToRecord } from "./record-session-evidence.js";
 
 const TOKEN = "wfb-cell-token-7d1e0c9a";
-const work: SessionSpec = { phase: "work", prompt: "p", expectedSkill: "demo-work", disallowSkill: false, allowEdit: true };
-const baseline: SessionSpec = { phase: "work", prompt: "p", expectedSkill: null, disallowSkill: true, allowEdit: true };
+const work: SessionToRecord = { phase: "work", expectedSkill: "demo-work" };
+const baseline: SessionToRecord = { phase: "work", expectedSkill: null };
 
 const init = { type: "system", subtype: "init", session_id: "sess-1", skills: ["demo-work"] };
 const skillCall = { type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Skill", input: { skill: "demo-work" } }] }, parent_tool_use_id: null, session_id: "sess-1" };

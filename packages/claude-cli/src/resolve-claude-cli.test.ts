@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { PINNED_CLAUDE_CODE_VERSION, detectClaudeCliPlatform, selectPlatformPackage } from "./claude-cli.js";
+import { PINNED_CLAUDE_CODE_VERSION, detectClaudeCliPlatform, selectPlatformPackage } from "./resolve-claude-cli.js";
 import { ClaudeCliError } from "./errors.js";
 
 describe("PINNED_CLAUDE_CODE_VERSION", () => {
@@ -27,7 +27,7 @@ describe("selectPlatformPackage", () => {
     { platform: "linux", arch: "ia32", libc: "glibc" },
   ] as const)("refuses %o with UNSUPPORTED_PLATFORM", (host) => {
     expect(() => selectPlatformPackage(host)).toThrow(ClaudeCliError);
-    expect(() => selectPlatformPackage(host)).toThrow(expect.objectContaining({ code: "SCRIPTED_MODEL_CLAUDE_CLI_UNSUPPORTED_PLATFORM" }));
+    expect(() => selectPlatformPackage(host)).toThrow(expect.objectContaining({ code: "CLAUDE_CLI_UNSUPPORTED_PLATFORM" }));
   });
 });
 
