@@ -1,49 +1,6 @@
-import { isCandidateArm, type Arm, type ResultRow } from "@wfbench/cell-pipeline";
-import { digestJson, sha256Hex } from "@wfbench/digest";
-import type { OracleSnapshot } from "@wfbench/oracle-snapshot";
-import {
-  aggregateByTaskArm,
-  buildCandidatePolicy,
-  buildPromotion,
-  parseResultRows,
-  type CandidatePolicy,
-  type ImplementationDecision,
-  type Promotion,
-  type PromotionMetric,
-  type ReviewDecision,
-  type TaskBinding,
-} from "@wfbench/promotion-gate";
-import { digestTaskPrompt, type ResolvedSource, type Task } from "@wfbench/task-suite";
+import { AggregateInvariantError, aggregateByTaskArm, buildCandidatePolicy, buildPromotion, type CandidatePolicy, type Promotion, type PromotionMetric, type TaskBinding } from "@wfbench/promotion-gate";
+import { isCandidateArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { RunnerError } from "./errors.js";
-
-/**
- * A selected task's definition binding (reference §3.1, promotion.json `selected_tasks[*]`). This runner refuses
- * sandbox_copy / sandbox_dependencies, so the dependency digests are those of an empty dependency list. Trusts its
- * inputs (already validated).
- */
-export function buildTaskBinding(task: Task, source: ResolvedSource, oracle: OracleSnapshot): TaskBinding {
-  const binding = oracle.binding;
-  return {
-    id: task.id,
-    class: task.class,
-    // A plain-file source is committed into a temporary repository per sweep; its declared directory is the identity.
-    repo_identity: source.origin === "git" ? source.repo : task.repo,
-    ref: task.ref,
-    prompt_digest: digestTaskPrompt(task.prompt),
-    setup_digest: sha256Hex(task.setup ?? ""),
-    verify_digest: sha256Hex(task.verify),
-    expensive: task.expensive,
-    sandbox_copy: [...task.sandboxCopy],
-    sandbox_dependencies: task.sandboxDependencies.map((dep) => ({ ...dep })),
-    sandbox_dependency_content_digest: digestJson([]),
-    sandbox_dependency_manifest_digest: digestJson({ dependencies: [], schema_version: 1 }),
-    oracle_digest: binding.oracle_digest,
-    oracle_command_digest: binding.oracle_command_digest,
-    oracle_manifest_digest: binding.oracle_manifest_digest,
-    oracle_files: binding.oracle_files.map((file) => ({ ...file })),
-    resolved_sha: source.sha,
-  };
-}
 
 /** What a sweep with candidate arms knows when it ends. */
 export interface SweepPromotionInput {
@@ -61,13 +18,12 @@ export interface SweepPromotionInput {
 }
 
 /**
- * Builds promotion.json (schema 6) from the sweep's own rows through @wfbench/promotion-gate: rows re-parsed with its
- * schema, aggregated per task × arm, one policy per candidate arm in --arms order. Throws RunnerError
- * (RUNNER_PROMOTION_FAILED) when a row of ours does not parse (a harness bug, never averaged away).
+ * Builds promotion.json (schema 6) from the sweep's own rows through @wfbench/promotion-gate: the rows (built through
+ * the row contract, so already checked) aggregated per task × arm, one policy per candidate arm in --arms order.
+ * Throws RunnerError (RUNNER_PROMOTION_FAILED) when the gate refuses an aggregate of ours (a harness bug, never
+ * averaged away).
  */
 export function buildSweepPromotion(input: SweepPromotionInput): Promotion {
-  const parsed = parseResultRows(input.rows.map((row) => JSON.parse(JSON.stringify(row)) as unknown));
-  if (!parsed.ok) throw new RunnerError("RUNNER_PROMOTION_FAILED", `results row ${parsed.error.index} field ${parsed.error.field}: ${parsed.error.message}`);
   const policy: Record<string, CandidatePolicy> = {};
   for (const arm of input.arms.filter(isCandidateArm)) {
     policy[arm] =
@@ -80,8 +36,17 @@ export function buildSweepPromotion(input: SweepPromotionInput): Promotion {
             maxTaskRegressionPct: input.thresholds.maxTaskRegressionPct,
           });
   }
+  try {
+    return promote(input, policy);
+  } catch (error) {
+    if (error instanceof AggregateInvariantError) throw new RunnerError("RUNNER_PROMOTION_FAILED", error.message, { cause: error });
+    throw error;
+  }
+}
+
+function promote(input: SweepPromotionInput, policy: Record<string, CandidatePolicy>): Promotion {
   return buildPromotion({
-    results: aggregateByTaskArm(parsed.value),
+    results: aggregateByTaskArm(input.rows),
     policy,
     benchmarkModel: input.model,
     proposerModel: null,
@@ -94,26 +59,4 @@ export function buildSweepPromotion(input: SweepPromotionInput): Promotion {
     complete: input.complete,
     now: input.now,
   });
-}
-
-/** promotion.json's bytes: reference §4.6 key order (buildPromotion's insertion order), indent 2, trailing newline. */
-export function renderPromotionJson(promotion: Promotion): string {
-  return `${JSON.stringify(promotion, null, 2)}\n`;
-}
-
-function describeDecision(decision: ImplementationDecision | ReviewDecision): string {
-  const improvement = "median_improvement_pct" in decision && decision.median_improvement_pct !== null ? `, median ${decision.metric} improvement ${decision.median_improvement_pct}%` : "";
-  return `- \`${decision.candidate_arm}\` vs \`${decision.incumbent_arm}\`: **${decision.decision}**${improvement}${decision.reasons.length > 0 ? ` — ${decision.reasons.join("; ")}` : ""}`;
-}
-
-/** The `## Promotion` section appended to report.md when candidate arms ran. */
-export function renderPromotionSection(promotion: Promotion): string {
-  return [
-    "## Promotion",
-    "",
-    `Candidate overlay \`${promotion.candidate_overlay}\` (\`${promotion.candidate_overlay_digest}\`), run status \`${promotion.run_status}\`; decisions written to promotion.json (schema ${promotion.schema_version}).`,
-    "",
-    ...promotion.decisions.map(describeDecision),
-    "",
-  ].join("\n");
 }

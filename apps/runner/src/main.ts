@@ -23,7 +23,7 @@ const EXIT_USAGE = 2;
 const EXIT_CANCELLED = 130;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
-function formatEvent(event: SweepEvent, cwd: string): string {
+function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: string): string {
   if (event.kind === "prepared") return `wfbench: ${event.cells} cell(s), Claude Code ${event.claudeVersion}, scripted demo model, output ${relative(cwd, event.outDir) || "."}`;
   if (event.kind === "cell-start") return `[${event.task}][${event.arm}][run ${event.run}] starting (${event.index}/${event.total}, ${Math.floor(event.elapsedMs / 60_000)}m elapsed)`;
   const row = event.row;
@@ -66,7 +66,10 @@ async function main(): Promise<number> {
       options: parsed.value,
       homeDir: home === undefined || home === "" ? homedir() : home,
       signal: controller.signal,
-      onEvent: (event) => process.stdout.write(`${formatEvent(event, cwd)}\n`),
+      onEvent: (event) => {
+        if (event.kind === "warning") process.stderr.write(`wfbench runner: warning: ${event.message}\n`);
+        else process.stdout.write(`${formatEvent(event, cwd)}\n`);
+      },
     });
     const show = (path: string): string => relative(cwd, path) || ".";
     process.stdout.write(

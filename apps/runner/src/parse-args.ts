@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from "node:path";
-import { CANDIDATE_ARM_INCUMBENTS, DEFAULT_ARMS, KNOWN_ARMS, SUPPORTED_ARMS, isCandidateArm, isSupportedArm, type Arm } from "@wfbench/cell-pipeline";
+import { CANDIDATE_ARMS, DEFAULT_ARMS, KNOWN_ARMS, SUPPORTED_ARMS, isCandidateArm, isSupportedArm, type Arm } from "@wfbench/result-row";
 import { PROMOTION_METRICS, type PromotionMetric } from "@wfbench/promotion-gate";
 
 /** Effort levels the CLI accepts (reference §2.1). */
@@ -172,7 +172,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   if (candidates.length > 0 && candidateOverlay === null) return { ok: false, error: { flag: "--arms", message: `--arms: ${candidates.join(", ")} need --candidate-overlay <dir>: pass the overlay or drop the candidate arms` } };
   if (candidateOverlay !== null && armsExplicit && candidates.length === 0) return { ok: false, error: { flag: "--candidate-overlay", message: "--candidate-overlay needs at least one candidate_* arm in --arms: add them or omit --arms to run the overlay's required arms" } };
   for (const candidate of candidates) {
-    const incumbent = CANDIDATE_ARM_INCUMBENTS[candidate];
+    const incumbent = CANDIDATE_ARMS[candidate];
     if (!arms.includes(incumbent)) return { ok: false, error: { flag: "--arms", message: `--arms: ${candidate} needs its incumbent ${incumbent} in --arms: list ${incumbent} before it` } };
   }
   const metric = one("--promotion-metric") ?? "cost_usd";

@@ -1,29 +1,33 @@
-import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, type SweepStatus } from "@wfbench/bench-report";
-import { computeSkillFingerprint, isArmForTask, isCandidateArm, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type Arm, type CandidateOverlay, type ResultRow } from "@wfbench/cell-pipeline";
-import { computeOverlayDigest, listMirrorTargets } from "@wfbench/promotion-gate";
+import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
+import { computeOverlayDigest, formatPromotionFile, listMirrorTargets, type Promotion } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
+import { isCandidateArm, isExcludedErrorKind, type Arm, type ResultRow } from "@wfbench/result-row";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
-import { writeFileAtomic } from "@wfbench/durable-fs";
+import { removeTree, writeFileAtomic } from "@wfbench/durable-fs";
 import { startGateway } from "@wfbench/litellm-gateway";
 import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/oracle-snapshot";
 import { parseLabels } from "@wfbench/review-scoring";
 import { redactText } from "@wfbench/redact";
 import { preflight } from "@wfbench/sandbox-bwrap";
 import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
-import { createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
-import { buildSweepPromotion, buildTaskBinding, renderPromotionJson, renderPromotionSection } from "./build-sweep-promotion.js";
+import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
+import { buildSweepPromotion } from "./build-sweep-promotion.js";
 import { RunnerError } from "./errors.js";
+import { runCellPool } from "./run-cell-pool.js";
 import type { RunnerOptions } from "./parse-args.js";
 
 /** What the sweep tells its caller as it goes (main.ts prints these). */
 export type SweepEvent =
   | { readonly kind: "prepared"; readonly outDir: string; readonly cells: number; readonly claudeVersion: string }
   | { readonly kind: "cell-start"; readonly task: string; readonly arm: Arm; readonly run: number; readonly index: number; readonly total: number; readonly elapsedMs: number }
-  | { readonly kind: "cell-end"; readonly row: ResultRow };
+  | { readonly kind: "cell-end"; readonly row: ResultRow }
+  /** Something the operator should know that does not change the outcome (a scratch dir left behind, refused connections). */
+  | { readonly kind: "warning"; readonly message: string };
 
 /** How the sweep ended. */
 export interface SweepSummary {
@@ -46,8 +50,6 @@ export interface RunSweepInput {
   readonly signal: AbortSignal;
   readonly onEvent: (event: SweepEvent) => void;
 }
-
-const UNADMISSIBLE = new Set(["session-error", "infra-error", "cleanup-failure", "cancelled", "evidence-unverified", "review-evidence-invalid"]);
 
 async function prepareOutDir(out: string): Promise<void> {
   await mkdir(out, { recursive: true });
@@ -170,6 +172,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   const templates = createTemplateCache({ runner: git, parentDir: templatesDir });
   let model: Awaited<ReturnType<typeof startScriptedModel>> | null = null;
   let gateway: Awaited<ReturnType<typeof startGateway>> | null = null;
+  let finished = false;
   try {
     const resolver = createTaskSourceResolver({ git, workDir: sourcesDir });
     const sources = new Map<string, ResolvedSource>();
@@ -217,13 +220,11 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
 
     const rows: ResultRow[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (!signal.aborted) {
-        const index = next;
-        next += 1;
-        const cell = cells[index];
-        if (cell === undefined) return;
+    // A harness exception in one cell stops new cells but waits for the running ones (they share the gateway and the
+    // work dir); the rows recorded so far still get their report, and the log is closed on every path.
+    let pool: Awaited<ReturnType<typeof runCellPool>>;
+    try {
+      pool = await runCellPool(cells, options.workers, signal, async (cell, index) => {
         input.onEvent({ kind: "cell-start", task: cell.task.id, arm: cell.arm, run: cell.run, index: index + 1, total: cells.length, elapsedMs: Date.now() - started });
         const row = await runCell({
           task: cell.task,
@@ -246,58 +247,90 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           signal,
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
         });
-        await log.append(row as unknown as Record<string, unknown>);
+        await log.append(row);
         rows.push(row);
         input.onEvent({ kind: "cell-end", row });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(options.workers, cells.length) }, () => worker()));
-    await log.close();
-
-    const status: SweepStatus = signal.aborted ? "cancelled" : "complete";
-    const report = renderReport(rows as unknown as Record<string, unknown>[], {
-      benchmarkModel: options.model,
-      proposerModel: null,
-      effort: options.effort,
-      selectedTasks: tasks.map((t) => t.id),
-      skippedExpensiveTasks: suite.value.skippedExpensive,
-      upstream: "scripted",
-      claudeCodeVersion: cli.version,
-      status,
-    });
-    if (!report.ok) throw new RunnerError("RUNNER_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
-    let reportText = report.value;
-    let promotionSummary: SweepSummary["promotion"] = null;
-    if (overlay !== null) {
-      const promotion = buildSweepPromotion({
-        rows,
-        arms,
-        thresholds: options.promotion,
-        model: options.model,
-        effort: options.effort,
-        overlayPath: overlay.value.root,
-        overlayDigest: overlay.digest,
-        targetBaseDigests,
-        selectedTasks: tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot)),
-        complete: status === "complete",
-        now: new Date(),
       });
+    } finally {
+      await log.close();
+    }
+
+    const status: SweepStatus = pool.failure !== null ? "aborted" : signal.aborted ? "cancelled" : "complete";
+    // Both are pure: the promotion's decisions go into report.md, and neither file is written unless both were built.
+    const promotion: Promotion | null =
+      overlay === null
+        ? null
+        : buildSweepPromotion({
+            rows,
+            arms,
+            thresholds: options.promotion,
+            model: options.model,
+            effort: options.effort,
+            overlayPath: overlay.value.root,
+            overlayDigest: overlay.digest,
+            targetBaseDigests,
+            selectedTasks: tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot)),
+            complete: status === "complete",
+            now: new Date(),
+          });
+    const report = renderReport(
+      rows,
+      {
+        benchmarkModel: options.model,
+        proposerModel: null,
+        effort: options.effort,
+        selectedTasks: tasks.map((t) => t.id),
+        skippedExpensiveTasks: suite.value.skippedExpensive,
+        upstream: "scripted",
+        claudeCodeVersion: cli.version,
+        status,
+      },
+      { promotion },
+    );
+    if (!report.ok) throw new RunnerError("RUNNER_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
+    let promotionSummary: SweepSummary["promotion"] = null;
+    if (promotion !== null) {
       const promotionPath = join(options.out, "promotion.json");
-      await writeFileAtomic(promotionPath, renderPromotionJson(promotion), { mode: 0o644 });
-      reportText = `${reportText.replace(/\n*$/u, "\n")}\n${renderPromotionSection(promotion)}`;
+      await writeFileAtomic(promotionPath, formatPromotionFile(promotion), { mode: 0o644 });
       promotionSummary = { path: promotionPath, decisions: promotion.decisions.map((d) => ({ candidateArm: d.candidate_arm, decision: d.decision })) };
     }
     const reportPath = join(options.out, "report.md");
-    await writeFileAtomic(reportPath, reportText, { mode: 0o644 });
+    await writeFileAtomic(reportPath, report.value, { mode: 0o644 });
+    if (pool.failure !== null) {
+      const cell = cells[pool.failure.index];
+      const cause = pool.failure.error;
+      const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+      throw new RunnerError("RUNNER_CELL_FAILED", `[${cell?.task.id ?? "?"}][${cell?.arm ?? "?"}][run ${cell?.run ?? "?"}] the harness failed (${redactText(what, [])}); the other cells finished and ${reportPath} reports the ${rows.length} row(s) recorded`, { cause });
+    }
     const unusableArms = arms.filter((arm) => {
       const armRows = rows.filter((row) => row.arm === arm);
-      return armRows.length > 0 && armRows.every((row) => row.error_kind !== null && UNADMISSIBLE.has(row.error_kind));
+      return armRows.length > 0 && armRows.every((row) => isExcludedErrorKind(row.error_kind));
     });
+    finished = true;
     return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, unusableArms, elapsedMs: Date.now() - started, promotion: promotionSummary };
   } finally {
-    await gateway?.close();
-    await model?.close();
-    await templates.dispose();
-    await rm(workDir, { recursive: true, force: true });
+    if (gateway !== null) {
+      const seen = gateway.connectionStats();
+      const refused = seen.refusedAtCapacity + seen.evictedUnauthenticated + seen.closedUnauthenticated + seen.refusedCellCapacity;
+      if (refused > 0) input.onEvent({ kind: "warning", message: `the gateway refused or closed ${refused} client connection(s) (at capacity ${seen.refusedAtCapacity}, evicted ${seen.evictedUnauthenticated}, unauthenticated ${seen.closedUnauthenticated}, over a cell's cap ${seen.refusedCellCapacity}; at most ${seen.peakOpen} open at once)` });
+    }
+    // Every step runs whatever the others did; a failure of the sweep itself stays the error that is reported.
+    let cleanupError: unknown = null;
+    for (const step of [() => gateway?.close(), () => model?.close(), () => templates.dispose()]) {
+      try {
+        await step();
+      } catch (error) {
+        cleanupError ??= error;
+        if (!finished) input.onEvent({ kind: "warning", message: `cleanup after the failed sweep: ${redactText(String(error), [])}` });
+      }
+    }
+    // The report is written and the rows are final: a scratch dir that cannot be removed is the operator's to delete,
+    // not a different outcome. removeTree also clears 0555 trees and chains past PATH_MAX a cell left behind.
+    await removeTree(workDir).catch((error: unknown) => {
+      input.onEvent({ kind: "warning", message: `could not remove the scratch directory ${workDir} (${redactText(String(error), [])}): delete it by hand` });
+    });
+    // A release failure after a finished sweep must still fail the run (the sweep's own error wins otherwise).
+    // eslint-disable-next-line no-unsafe-finally
+    if (finished && cleanupError !== null) throw cleanupError;
   }
 }

@@ -1,15 +1,17 @@
 // Incumbent + candidate arms through the real runner (real Claude Code CLI, bwrap, git, the scripted demo model): the
 // demo work-v2 overlay replaces demo-work's SKILL.md in candidate cells only, rows carry its digest, and the sweep
 // writes a schema-6 promotion.json whose decisions promotion-gate recomputes from results.jsonl.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { listSuiteSkills } from "@wfbench/cell-pipeline";
 import {
   ImplementationPolicySchema,
   PromotionSchema,
   aggregateByTaskArm,
+  applyPromotedOverlay,
   buildCandidatePolicy,
   computeOverlayDigest,
   evaluateImplementationCandidate,
@@ -17,6 +19,7 @@ import {
   ReviewPolicySchema,
   parseResultRows,
 } from "@wfbench/promotion-gate";
+import { loadTaskSuite } from "@wfbench/task-suite";
 import { REPO_ROOT, probeRunnerTools, readResultRows, runRunner } from "./support/runner-harness.js";
 
 const OVERLAY = join(REPO_ROOT, "tasks/demo/overlays/work-v2");
@@ -146,6 +149,24 @@ describe("candidate arms through the real CLI", () => {
       expect(report).toContain("## Promotion");
       expect(report).toContain("`candidate_workflow_direct` vs `workflow_direct`: **promote**");
       expect(result.stdout).toContain("candidate_workflow_direct: promote");
+
+      // Regression: the measured and promoted demo overlay is then accepted at apply time, with the digest and target
+      // bases the sweep bound. applyPromotedOverlay knew only the gitnexus-* skills and required the gitnexus mirrors,
+      // so it refused demo-work; it now takes the suite's skills and the same path rule as the read above.
+      const suite = await loadTaskSuite(join(REPO_ROOT, "tasks/demo.yaml"), { homeDir: null });
+      if (!suite.ok) throw new Error(suite.error.message);
+      const repo = join(scratch(), "repo");
+      cpSync(join(REPO_ROOT, "tasks/demo/repos/mathlib"), repo, { recursive: true });
+      const applied = applyPromotedOverlay({
+        repoRoot: realpathSync(repo),
+        files: [{ path: OVERLAY_FILE, bytes: readFileSync(join(OVERLAY, OVERLAY_FILE)) }],
+        skills: listSuiteSkills(suite.value.skills),
+        expectedOverlayDigest: overlayDigest,
+        expectedTargetBases: promotion.target_base_digests,
+        now: new Date(),
+      });
+      expect(applied).toEqual({ ok: true, value: { written: [OVERLAY_FILE] } });
+      expect(readFileSync(join(repo, OVERLAY_FILE))).toEqual(readFileSync(join(OVERLAY, OVERLAY_FILE)));
     },
     120_000,
   );

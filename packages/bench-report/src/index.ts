@@ -1,6 +1,6 @@
 export { BenchReportError, isBenchReportError } from "./errors.js";
 export type { BenchReportErrorCode } from "./errors.js";
-export { openResultsLog, readResultsLog } from "./results-log.js";
-export type { OpenResultsLogOptions, ReadResultsLog, ResultsLog } from "./results-log.js";
+export { openResultsLog, readResultRows, readResultsLog } from "./results-log.js";
+export type { OpenResultsLogOptions, ReadResultRows, ReadResultsLog, ResultsLog } from "./results-log.js";
 export { renderReport } from "./render-report.js";
-export type { RenderReportResult, ReportProvenance, SweepStatus } from "./render-report.js";
+export type { RenderReportOptions, RenderReportResult, ReportProvenance, SweepStatus } from "./render-report.js";

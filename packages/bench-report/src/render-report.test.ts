@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { aggregateByTaskArm, buildCandidatePolicy, buildPromotion, parseResultRows } from "@wfbench/promotion-gate";
 import { renderReport, type ReportProvenance } from "./render-report.js";
 
 const PROVENANCE: ReportProvenance = {
@@ -140,6 +141,34 @@ describe("renderReport", () => {
     ] as const)("says when the sweep was %s", (status, line) => {
       expect(render([row("baseline", 0)], { status })).toContain(line);
     });
+  });
+
+  it("ends with the promotion section when given a promotion (what the runner used to splice in)", () => {
+    const rows = [0, 1, 2].flatMap((run) => [row("workflow", run), row("candidate_workflow", run, { cost_usd: 0.005 })]);
+    const parsed = parseResultRows(rows);
+    if (!parsed.ok) throw new Error(parsed.error.message);
+    const promotion = buildPromotion({
+      results: aggregateByTaskArm(parsed.value),
+      policy: { candidate_workflow: buildCandidatePolicy("candidate_workflow") },
+      benchmarkModel: "claude-sonnet-4-5",
+      proposerModel: null,
+      effort: "xhigh",
+      candidateOverlay: "/overlays/v2",
+      candidateOverlayDigest: "e".repeat(64),
+      targetBaseDigests: {},
+      selectedTasks: [],
+      cePlugin: null,
+      complete: true,
+      now: new Date("2026-01-01T00:00:00Z"),
+    });
+    const plain = render(rows);
+    const result = renderReport(rows, PROVENANCE, { promotion });
+    if (!result.ok) throw new Error(result.error.message);
+    expect(result.value).toBe(
+      `${plain}\n## Promotion\n\nCandidate overlay \`/overlays/v2\` (\`${"e".repeat(64)}\`), run status \`complete\`; decisions written to promotion.json (schema 6).\n\n` +
+        "- `candidate_workflow` vs `workflow`: **promote**, median cost_usd improvement 50% \u2014 median cost_usd improvement 50.0% meets the 5.0% threshold\n",
+    );
+    expect(render(rows)).not.toContain("## Promotion");
   });
 
   it("refuses a row the aggregation schema refuses, naming its index and field", () => {

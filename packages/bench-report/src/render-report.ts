@@ -1,5 +1,6 @@
-import { aggregateByTaskArm, parseResultRows, type Aggregate, type RowRefusal } from "@wfbench/promotion-gate";
+import { aggregateByTaskArm, type Aggregate, type ImplementationDecision, type Promotion, type ReviewDecision, type RowRefusal } from "@wfbench/promotion-gate";
 import { median, roundHalfEven } from "@wfbench/pycompat";
+import { isExcludedErrorKind, parseResultRow, type ParsedRow } from "@wfbench/result-row";
 
 /** How the sweep ended; anything but `complete` disables promotion and says so in the report. */
 export type SweepStatus = "complete" | "aborted" | "cancelled";
@@ -15,6 +16,12 @@ export interface ReportProvenance {
   readonly upstream: string;
   readonly claudeCodeVersion: string | null;
   readonly status: SweepStatus;
+}
+
+/** What else report.md shows besides the rows. */
+export interface RenderReportOptions {
+  /** The sweep's promotion.json, when candidate arms ran: adds the `## Promotion` section at the end. */
+  readonly promotion?: Promotion | null;
 }
 
 /** Result of rendering. */
@@ -61,18 +68,15 @@ function savingsRow(task: string, arm: string, base: Aggregate, a: Aggregate): s
   return `| ${cells.join(" | ")} |`;
 }
 
-function numberOrNull(value: unknown): number | null {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
+/** The median of values all present, or null when there are none or any is missing (null or absent). */
+function medianOfPresent(values: readonly (number | null | undefined)[]): number | null {
+  const present = values.filter((value): value is number => typeof value === "number");
+  return values.length === 0 || present.length !== values.length ? null : median(present);
 }
 
 /** Medians of the gateway's wire fields over the valid rows of one task × arm; null when any row lacks the field. */
-function wireMedians(rows: readonly Record<string, unknown>[]): { values: (number | null)[]; cost: number | null } {
-  const values = WIRE_FIELDS.map((field) => {
-    const present = rows.map((row) => numberOrNull(row[field]));
-    return present.length === 0 || present.includes(null) ? null : median(present as number[]);
-  });
-  const costs = rows.map((row) => numberOrNull(row["wire_cost_usd"]));
-  return { values, cost: costs.length === 0 || costs.includes(null) ? null : median(costs as number[]) };
+function wireMedians(rows: readonly ParsedRow[]): { values: (number | null)[]; cost: number | null } {
+  return { values: WIRE_FIELDS.map((field) => medianOfPresent(rows.map((row) => row[field]))), cost: medianOfPresent(rows.map((row) => row.wire_cost_usd)) };
 }
 
 function metric3(value: unknown): string {
@@ -100,14 +104,42 @@ function renderReviewQuality(results: Readonly<Record<string, Readonly<Record<st
   return ["## Review quality", "", "| case | arm | TP | FP | FN | precision | recall | blocker recall | weighted F1 | grounding |", "|---|---|---|---|---|---|---|---|---|---|", ...rows];
 }
 
+function describeDecision(decision: ImplementationDecision | ReviewDecision): string {
+  const improvement = "median_improvement_pct" in decision && decision.median_improvement_pct !== null ? `, median ${decision.metric} improvement ${decision.median_improvement_pct}%` : "";
+  return `- \`${decision.candidate_arm}\` vs \`${decision.incumbent_arm}\`: **${decision.decision}**${improvement}${decision.reasons.length > 0 ? ` \u2014 ${decision.reasons.join("; ")}` : ""}`;
+}
+
+/** The `## Promotion` section: the overlay, the run status and each candidate arm's decision with its reasons. */
+function renderPromotionSection(promotion: Promotion): string[] {
+  return [
+    "## Promotion",
+    "",
+    `Candidate overlay \`${promotion.candidate_overlay}\` (\`${promotion.candidate_overlay_digest}\`), run status \`${promotion.run_status}\`; decisions written to promotion.json (schema ${promotion.schema_version}).`,
+    "",
+    ...promotion.decisions.map(describeDecision),
+    "",
+  ];
+}
+
+/** Parses every row through the row contract; the first refusal names its index and field. */
+function parseRows(rawRows: readonly unknown[]): { ok: true; value: ParsedRow[] } | { ok: false; error: RowRefusal } {
+  const rows: ParsedRow[] = [];
+  for (const [index, raw] of rawRows.entries()) {
+    const parsed = parseResultRow(raw);
+    if (!parsed.ok) return { ok: false, error: { index, ...parsed.error } };
+    rows.push(parsed.value);
+  }
+  return { ok: true, value: rows };
+}
+
 /**
- * Renders report.md (reference §4.4 layout) from results rows: main table of per task × arm medians from
- * @wfbench/promotion-gate's aggregation, savings rows against `baseline`, footers and run provenance, plus a table of
- * the gateway's per-cell wire usage (every request, subagents and retries included). Pure; refuses a row the
- * aggregation schema refuses.
+ * Renders report.md (reference §4.4 layout) from results rows read through the row contract: main table of per
+ * task × arm medians from @wfbench/promotion-gate's aggregation, savings rows against `baseline`, footers and run
+ * provenance, a table of the gateway's per-cell wire usage (every request, subagents and retries included), and the
+ * promotion decisions when given. Pure; refuses a row the row contract refuses, naming its index and field.
  */
-export function renderReport(rawRows: readonly Record<string, unknown>[], provenance: ReportProvenance): RenderReportResult {
-  const parsed = parseResultRows(rawRows);
+export function renderReport(rawRows: readonly unknown[], provenance: ReportProvenance, options: RenderReportOptions = {}): RenderReportResult {
+  const parsed = parseRows(rawRows);
   if (!parsed.ok) return parsed;
   const results = aggregateByTaskArm(parsed.value);
   const lines: string[] = ["# wfbench workflow benchmark", ""];
@@ -146,13 +178,12 @@ export function renderReport(rawRows: readonly Record<string, unknown>[], proven
 
   lines.push("## Gateway wire usage", "", "Medians of what the metering gateway saw per cell: every request the cell's token made, priced from the pinned table (n/a = unpriced).", "");
   lines.push("| task | arm | requests | input | cache_create | cache_read | output | wire $ |", "|---|---|---|---|---|---|---|---|");
-  const rowsByCell = new Map<string, Record<string, unknown>[]>();
-  parsed.value.forEach((row, index) => {
-    const raw = rawRows[index];
-    if (raw === undefined || (row.error_kind != null && ["session-error", "infra-error", "cleanup-failure", "cancelled", "evidence-unverified", "review-evidence-invalid"].includes(row.error_kind))) return;
+  const rowsByCell = new Map<string, ParsedRow[]>();
+  for (const row of parsed.value) {
+    if (isExcludedErrorKind(row.error_kind)) continue;
     const key = `${row.task}\u0000${row.arm}`;
-    rowsByCell.set(key, [...(rowsByCell.get(key) ?? []), raw]);
-  });
+    rowsByCell.set(key, [...(rowsByCell.get(key) ?? []), row]);
+  }
   for (const [task, arms] of Object.entries(results)) {
     for (const arm of Object.keys(arms)) {
       const wire = wireMedians(rowsByCell.get(`${task}\u0000${arm}`) ?? []);
@@ -172,5 +203,6 @@ export function renderReport(rawRows: readonly Record<string, unknown>[], proven
   if (provenance.status === "aborted") lines.push("", "Sweep aborted: partial evidence; promotion is disabled.");
   if (provenance.status === "cancelled") lines.push("", "Sweep cancelled: partial evidence; promotion is disabled.");
   lines.push("");
+  if (options.promotion != null) lines.push(...renderPromotionSection(options.promotion));
   return { ok: true, value: lines.join("\n") };
 }

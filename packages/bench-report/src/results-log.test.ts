@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openResultsLog, readResultsLog } from "./results-log.js";
+import { openResultsLog, readResultRows, readResultsLog } from "./results-log.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -58,5 +58,25 @@ describe("readResultsLog", () => {
     const path = join(tempDir(), "results.jsonl");
     writeFileSync(path, '{"run":0}\n[1]\n');
     await expect(readResultsLog(path)).rejects.toMatchObject({ code: "BENCH_REPORT_READ_FAILED" });
+  });
+});
+
+describe("readResultRows", () => {
+  const current = (run: number): Record<string, unknown> => ({ ...JSON.parse(readFileSync(new URL("../test/fixtures/rows/current-row.json", import.meta.url), "utf8")), run });
+
+  it("reads rows through the row contract: current rows in full, older rows with the fields they carry", async () => {
+    const path = join(tempDir(), "results.jsonl");
+    const old = { task: "t", arm: "baseline", class: "trivial", resolved: false, error_kind: "verify-failed", legacy_field: 1 };
+    writeFileSync(path, `${JSON.stringify(current(0))}\n${JSON.stringify(old)}\n{"task":`);
+    const read = await readResultRows(path);
+    expect(read.tornTail).toBe(true);
+    expect(read.rows[0]).toEqual(current(0));
+    expect(read.rows[1]).toEqual({ task: "t", arm: "baseline", class: "trivial", resolved: false, error_kind: "verify-failed" });
+  });
+
+  it("throws BENCH_REPORT_READ_FAILED naming the line and field of a row the contract refuses", async () => {
+    const path = join(tempDir(), "results.jsonl");
+    writeFileSync(path, `${JSON.stringify(current(0))}\n${JSON.stringify({ ...current(1), error_kind: "timeout", resolved: false })}\n`);
+    await expect(readResultRows(path)).rejects.toMatchObject({ code: "BENCH_REPORT_READ_FAILED", message: expect.stringContaining("line 2 field error_kind") });
   });
 });

@@ -1,4 +1,5 @@
 import { isDurableFsError, openJsonlLog, readJsonl } from "@wfbench/durable-fs";
+import { parseResultRow, type ParsedRow } from "@wfbench/result-row";
 import { BenchReportError } from "./errors.js";
 
 /** An append-only results.jsonl: one canonical JSON line per row, fsynced before `append` resolves. */
@@ -58,4 +59,26 @@ export async function readResultsLog(path: string): Promise<ReadResultsLog> {
     return value as Record<string, unknown>;
   });
   return { rows, tornTail: contents.tornTail !== null };
+}
+
+/** Results rows read back through the row contract, and whether a torn last line was skipped. */
+export interface ReadResultRows {
+  readonly rows: readonly ParsedRow[];
+  readonly tornTail: boolean;
+}
+
+/**
+ * Reads a results.jsonl through the row contract (@wfbench/result-row): every complete line must be a row the
+ * contract accepts (a current row in full, or an older row without `row_schema`); an unterminated last line is
+ * skipped and reported, as in readResultsLog.
+ * @throws {BenchReportError} BENCH_REPORT_READ_FAILED naming the line and field of the first refused row.
+ */
+export async function readResultRows(path: string): Promise<ReadResultRows> {
+  const log = await readResultsLog(path);
+  const rows = log.rows.map((raw, index) => {
+    const parsed = parseResultRow(raw);
+    if (!parsed.ok) throw new BenchReportError("BENCH_REPORT_READ_FAILED", `${path} line ${index + 1} field ${parsed.error.field || "(row)"}: ${parsed.error.message}`);
+    return parsed.value;
+  });
+  return { rows, tornTail: log.tornTail };
 }

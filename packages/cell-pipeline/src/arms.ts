@@ -1,43 +1,9 @@
 import { buildReviewPromptContract } from "@wfbench/review-scoring";
+import { IMPLEMENTATION_ARMS, REVIEW_ARMS, resolveIncumbentArm, type Arm } from "@wfbench/result-row";
 import type { SuiteSkills } from "@wfbench/task-suite";
 
-/** The arms this pipeline can run (reference Appendix B); the others are refused by the caller. */
-export const SUPPORTED_ARMS = ["workflow", "candidate_workflow", "workflow_direct", "candidate_workflow_direct", "baseline", "review", "candidate_review"] as const;
-/** A supported arm. */
-export type Arm = (typeof SUPPORTED_ARMS)[number];
-/** An arm that runs with the harness's own (incumbent) skills, or none. */
-export type IncumbentArm = "workflow" | "workflow_direct" | "baseline" | "review";
-/** A candidate arm: its incumbent with the candidate overlay's skill files in the cell. */
-export type CandidateArm = "candidate_workflow" | "candidate_workflow_direct" | "candidate_review";
-/** Candidate arm → incumbent arm (reference Appendix B `CANDIDATE_ARMS`). */
-export const CANDIDATE_ARM_INCUMBENTS: Readonly<Record<CandidateArm, IncumbentArm>> = {
-  candidate_workflow: "workflow",
-  candidate_workflow_direct: "workflow_direct",
-  candidate_review: "review",
-};
-/**
- * The default arm order: the original runner's `workflow workflow_direct baseline`, plus `review` so a suite that
- * mixes implementation and review tasks runs both kinds without flags (each arm only runs on its kind of task).
- */
-export const DEFAULT_ARMS: readonly Arm[] = ["workflow", "workflow_direct", "baseline", "review"];
-/** Arms that run on implementation tasks (Appendix B `IMPLEMENTATION_ARMS`, the supported ones). */
-export const IMPLEMENTATION_ARMS: readonly Arm[] = ["workflow", "workflow_direct", "baseline"];
-/** Arms that run on review tasks (tasks whose oracle stages `review-labels.json`). */
-export const REVIEW_ARMS: readonly Arm[] = ["review"];
-/** Every arm the original runner knows, so a request for one of them can be told "not yet" instead of "unknown". */
-export const KNOWN_ARMS = [
-  "workflow",
-  "candidate_workflow",
-  "workflow_direct",
-  "candidate_workflow_direct",
-  "candidate_review",
-  "ce_workflow",
-  "ce_workflow_direct",
-  "review",
-  "ce_review",
-  "baseline",
-  "baseline_nomcp",
-] as const;
+// The arm vocabulary is the row contract's; this module adds what the pipeline does with each arm.
+export { isCandidateArm, isSupportedArm, resolveIncumbentArm } from "@wfbench/result-row";
 
 /** Where plan documents live (reference §6.6). */
 export const PLAN_DIR = "docs/plans";
@@ -56,21 +22,6 @@ export interface SessionSpec {
   readonly disallowSkill: boolean;
   /** Whether the Edit tool is offered (false for review sessions, reference §6.4 `allow_edit`). */
   readonly allowEdit: boolean;
-}
-
-/** True when `value` names a supported arm. */
-export function isSupportedArm(value: string): value is Arm {
-  return (SUPPORTED_ARMS as readonly string[]).includes(value);
-}
-
-/** True for the candidate arms (they need a candidate overlay). */
-export function isCandidateArm(arm: string): arm is CandidateArm {
-  return Object.hasOwn(CANDIDATE_ARM_INCUMBENTS, arm);
-}
-
-/** The arm whose logic an arm runs: a candidate arm's incumbent, any other arm itself. */
-export function resolveIncumbentArm(arm: Arm): IncumbentArm {
-  return isCandidateArm(arm) ? CANDIDATE_ARM_INCUMBENTS[arm] : arm;
 }
 
 /** True when the arm runs on this kind of task: review arms on review tasks, implementation arms on the others. */

@@ -1,8 +1,8 @@
 export { CellPipelineError, isCellPipelineError } from "./errors.js";
 export type { CellPipelineErrorCode } from "./errors.js";
-export { CANDIDATE_ARM_INCUMBENTS, DEFAULT_ARMS, HEADLESS_VERIFY, IMPLEMENTATION_ARMS, KNOWN_ARMS, PLAN_DIR, REVIEW_ARMS, SUPPORTED_ARMS, buildArmSessions, isArmForTask, isCandidateArm, isSupportedArm, listArmSkills, resolveIncumbentArm } from "./arms.js";
-export type { Arm, CandidateArm, IncumbentArm, SessionSpec } from "./arms.js";
-export { OVERLAY_LIMITS, checkCandidatePath, readCandidateOverlay } from "./read-candidate-overlay.js";
+export { HEADLESS_VERIFY, PLAN_DIR, buildArmSessions, isArmForTask, listArmSkills } from "./arms.js";
+export type { SessionSpec } from "./arms.js";
+export { OVERLAY_LIMITS, checkCandidatePath, listSuiteSkills, readCandidateOverlay } from "./read-candidate-overlay.js";
 export type { CandidateOverlay, CandidateOverlayFile, OverlayRefusal, OverlayRule } from "./read-candidate-overlay.js";
 export { OVERLAY_COMMIT_MESSAGE, applyCandidateOverlay } from "./apply-candidate-overlay.js";
 export { SANDBOX_PATH, buildSandboxEnv, renderShellPrefix } from "./build-sandbox-env.js";
@@ -16,7 +16,6 @@ export type { SessionContext, SessionRecord, SessionSandbox } from "./run-sessio
 export { summarizeSessions } from "./summarize-sessions.js";
 export type { SessionSums } from "./summarize-sessions.js";
 export { runCell } from "./run-cell.js";
-export type { CellGateway, RunCellInput } from "./run-cell.js";
-export type { ResultRow } from "./result-row.js";
+export type { CellGateway, RunCellInput } from "./cell-input.js";
 export { REVIEW_ORACLE_OUTPUT, copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
 export type { ReviewArtifactOutcome } from "./score-review-artifact.js";

@@ -2,12 +2,12 @@ import { constants } from "node:fs";
 import { lstat, open, readdir, realpath } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { compareCodePoints } from "@wfbench/digest";
-import { checkRelativePath } from "@wfbench/pycompat";
+import { MAX_OVERLAY_PATH_BYTES, checkOverlayPath } from "@wfbench/promotion-gate";
+import type { CandidateArm } from "@wfbench/result-row";
 import type { SuiteSkills } from "@wfbench/task-suite";
-import type { CandidateArm } from "./arms.js";
 
-/** Overlay bounds (reference Appendix A / §9.4). */
-export const OVERLAY_LIMITS = { maxEntries: 256, maxFiles: 64, maxPathBytes: 512, maxTotalBytes: 4 * 1024 * 1024 } as const;
+/** Overlay bounds (reference Appendix A / §9.4); the path bound is the overlay path rule's. */
+export const OVERLAY_LIMITS = { maxEntries: 256, maxFiles: 64, maxPathBytes: MAX_OVERLAY_PATH_BYTES, maxTotalBytes: 4 * 1024 * 1024 } as const;
 
 /** One validated overlay file: its overlay-relative posix path (`.claude/skills/<skill>/…`) and its bytes. */
 export interface CandidateOverlayFile {
@@ -56,22 +56,18 @@ function refuse(file: string | null, rule: OverlayRule, message: string): { ok: 
 }
 
 /**
- * Checks one overlay-relative path against §9.4: a clean relative path (@wfbench/pycompat's checkRelativePath, at most
- * 512 bytes) under `.claude/skills/<skill>/…` with at least four parts, `<skill>` one of the suite's evaluated skills,
- * a `.md` suffix (any case). Returns the refusal or null; trusts nothing in the path.
+ * Checks one overlay-relative path with the one overlay path rule (@wfbench/promotion-gate `checkOverlayPath`, the
+ * rule applyPromotedOverlay enforces again at apply time), `<skill>` one of the suite's evaluated skills. Returns the
+ * refusal naming the file, or null; trusts nothing in the path.
  */
 export function checkCandidatePath(relativePath: string, skills: SuiteSkills): OverlayRefusal | null {
-  const problem = checkRelativePath(relativePath, { maxBytes: OVERLAY_LIMITS.maxPathBytes, git: "allow" });
-  if (problem?.rule === "too-long") return { file: relativePath, rule: "path-too-long", message: `longer than ${OVERLAY_LIMITS.maxPathBytes} bytes` };
-  if (problem !== null) return { file: relativePath, rule: "outside-skill-tree", message: problem.message };
-  const parts = relativePath.split("/");
-  if (parts.length < 4 || parts[0] !== ".claude" || parts[1] !== "skills") {
-    return { file: relativePath, rule: "outside-skill-tree", message: "must lie under .claude/skills/<skill>/" };
-  }
-  const allowed = [skills.plan, skills.work, skills.review];
-  if (!allowed.includes(parts[2] as string)) return { file: relativePath, rule: "unknown-skill", message: `skill ${JSON.stringify(parts[2])} is not one of the suite's evaluated skills (${allowed.join(", ")})` };
-  if (!relativePath.toLowerCase().endsWith(".md")) return { file: relativePath, rule: "not-markdown", message: "must be a Markdown (.md) file" };
-  return null;
+  const refused = checkOverlayPath(relativePath, listSuiteSkills(skills));
+  return refused === null ? null : { file: relativePath, rule: refused.rule, message: refused.message };
+}
+
+/** The suite's evaluated skills, the only ones an overlay may replace. */
+export function listSuiteSkills(skills: SuiteSkills): readonly string[] {
+  return [skills.plan, skills.work, skills.review];
 }
 
 async function walk(root: string, relative: string, state: { entries: number; files: string[] }): Promise<OverlayRefusal | null> {

@@ -3,6 +3,7 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileExclusive } from "@wfbench/durable-fs";
 import { MAX_REVIEW_BYTES, REVIEW_OUTPUT, flattenReviewScore, isReviewOraclePassed, parseLabels, parseReviewOutput, scoreReview } from "@wfbench/review-scoring";
+import type { ReviewRowFields } from "@wfbench/result-row";
 import { CellPipelineError } from "./errors.js";
 
 /** The fixed oracle strings of a review row (reference §4.2); nothing the model wrote reaches `oracle_output`. */
@@ -14,7 +15,7 @@ export const REVIEW_ORACLE_OUTPUT = Object.freeze({
 /** What scoring one review artifact gives its row. */
 export interface ReviewArtifactOutcome {
   /** `review_score`, `review_evidence_valid` and every `review_<key>` (null values when the artifact is invalid). */
-  readonly fields: Record<string, unknown>;
+  readonly fields: Omit<ReviewRowFields, "review_artifact">;
   readonly oraclePassed: boolean;
   readonly oracleOutput: string;
   /** Why the artifact was refused (`<code>: <message>`), or null when it parsed. */

@@ -1,4 +1,4 @@
-import type { ResultRow } from "./result-row.js";
+import type { ResultRow } from "@wfbench/result-row";
 import type { SessionRecord } from "./run-session.js";
 
 /** The row fields `sum_sessions` produces (reference §4.2). */

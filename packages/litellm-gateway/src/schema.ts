@@ -19,6 +19,8 @@ export const RequestOutcome = z.enum([
   "aborted",
   "unauthorized",
   "bad_request",
+  // A valid token whose cell already held its cap of connections (429, connection closed).
+  "over_capacity",
 ]);
 /** Inferred type of RequestOutcome. */
 export type RequestOutcome = z.infer<typeof RequestOutcome>;

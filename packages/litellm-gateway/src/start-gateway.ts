@@ -10,6 +10,8 @@ import { Agent, request as undiciRequest } from "undici";
 import { createCellTokenRegistry } from "./cell-tokens.js";
 import { createSseConformanceChecker } from "./check-sse-conformance.js";
 import { GatewayConfigError, GatewayListenError } from "./errors.js";
+import { DEFAULT_CONNECTION_LIMITS, guardConnections } from "./guard-connections.js";
+import type { ConnectionLimits, ConnectionStats } from "./guard-connections.js";
 import { createUsageAccumulator, emptyUsage, extractUsageFromMessage } from "./extract-usage.js";
 import { createSseParser } from "./parse-sse.js";
 import { priceUsage, readPriceTableVersion } from "./price-usage.js";
@@ -36,6 +38,8 @@ export interface StartGatewayOptions {
    * e.g. the OpenAI key that sits behind a LiteLLM upstream.
    */
   readonly redact?: readonly string[];
+  /** Bounds on client connections (DEFAULT_CONNECTION_LIMITS for anything left out). */
+  readonly connectionLimits?: Partial<ConnectionLimits>;
 }
 
 /** A running metering gateway. */
@@ -52,6 +56,8 @@ export interface Gateway {
   summarizeCell(cellId: string): CellUsageSummary;
   /** Resolves once every finished request's row is on disk. */
   flush(): Promise<void>;
+  /** Connection counts so far: open, peak, and every refusal, eviction and unauthenticated close. */
+  connectionStats(): ConnectionStats;
   /** Stops listening, aborts in-flight upstream calls, flushes and closes the log. Idempotent. */
   close(): Promise<void>;
 }
@@ -183,6 +189,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       throw new GatewayConfigError(`${name} must be a positive integer, got ${String(value)}`);
     }
   }
+  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new GatewayConfigError(`connectionLimits.${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) throw new GatewayConfigError("connectionLimits.headersTimeoutMs must not exceed requestTimeoutMs");
   const secrets: readonly (string | undefined)[] = [upstream.apiKey, ...(options.redact ?? [])];
   const priceTable = readPriceTableVersion();
 
@@ -263,14 +276,25 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
 
     const presented = presentedToken(req);
     const cellId = presented.conflict ? null : tokens.resolveToken(presented.token);
-    if (cellId === null) {
+    const admitted = cellId === null ? null : guard.admit(req.socket, cellId);
+    if (cellId === null || admitted === "other-cell") {
       req.resume();
-      const why = presented.conflict ? "conflicting gateway credentials" : "unknown or revoked gateway token";
+      const why = presented.conflict ? "conflicting gateway credentials" : cellId === null ? "unknown or revoked gateway token" : "the connection already carries another cell's token";
+      // A client without a valid token keeps no connection: each refusal costs it a reconnect.
+      res.setHeader("connection", "close");
       row.response_bytes = sendError(res, 401, "authentication_error", why);
       finish("unauthorized", 401, why);
       return;
     }
     row.cell_id = cellId;
+    if (admitted === "cell-at-capacity") {
+      req.resume();
+      res.setHeader("connection", "close");
+      const why = `the cell already holds ${limits.maxCellConnections} gateway connections`;
+      row.response_bytes = sendError(res, 429, "rate_limit_error", why);
+      finish("over_capacity", 429, why);
+      return;
+    }
     const pathname = (req.url ?? "").split("?")[0];
     if (req.method !== "POST" || pathname !== "/v1/messages") {
       req.resume();
@@ -450,7 +474,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   };
 
   const active = new Set<Promise<void>>();
-  const server: Server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+  const server: Server = createServer({
+    keepAliveTimeout: 65_000,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks both timeouts on this interval (default 30 s), so it bounds how late they fire.
+    connectionsCheckingInterval: 1_000,
+  }, (req, res) => {
     const handled = handle(req, res).catch((error: unknown) => {
       // A bug in the handler must not take the gateway down with it; the client gets a 500.
       if (!res.headersSent) sendError(res, 500, "api_error", "gateway internal error");
@@ -460,7 +490,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     active.add(handled);
     void handled.finally(() => active.delete(handled));
   });
-  server.headersTimeout = 60_000;
+  const guard = guardConnections(server, limits);
 
   let url: string;
   let socketPath: string | null = null;
@@ -497,15 +527,21 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     socketPath,
     url,
     mintCellToken: (cellId) => tokens.mintCellToken(cellId),
-    revokeCell: (cellId) => tokens.revokeCell(cellId),
+    revokeCell: (cellId) => {
+      const revoked = tokens.revokeCell(cellId);
+      guard.closeCell(cellId);
+      return revoked;
+    },
     summarizeCell: (cellId) => summarizeCellUsage(rows, cellId),
     flush,
+    connectionStats: () => guard.stats(),
     close() {
       closing ??= (async () => {
         shuttingDown = true;
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         for (const controller of inflight) controller.abort();
         server.closeAllConnections();
+        guard.dispose();
         await closed;
         // Aborted requests record their rows once the abort lands; wait for every handler to finish.
         while (active.size > 0) await Promise.all([...active]);

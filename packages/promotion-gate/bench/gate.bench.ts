@@ -1,10 +1,10 @@
 // Times aggregate + both gates on synthetic rows: the 6 tasks × 3 arms × 3 runs shape, and 10,000 rows.
 import { performance } from "node:perf_hooks";
-import { aggregateByTaskArm, buildCandidatePolicy, buildPromotionEvidence, type ResultRow } from "../src/index.js";
+import { aggregateByTaskArm, buildCandidatePolicy, buildPromotionEvidence, type GateRow } from "../src/index.js";
 
-function makeRows(tasks: number, runs: number): ResultRow[] {
-  const arms = ["workflow", "candidate_workflow", "review", "candidate_review"];
-  const rows: ResultRow[] = [];
+function makeRows(tasks: number, runs: number): GateRow[] {
+  const arms = ["workflow", "candidate_workflow", "review", "candidate_review"] as const;
+  const rows: GateRow[] = [];
   let seed = 7;
   const next = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
   for (let task = 0; task < tasks; task += 1) {
@@ -33,7 +33,7 @@ function makeRows(tasks: number, runs: number): ResultRow[] {
 
 const policy = { candidate_workflow: buildCandidatePolicy("candidate_workflow"), candidate_review: buildCandidatePolicy("candidate_review") };
 
-function measure(label: string, rows: ResultRow[], iterations: number): void {
+function measure(label: string, rows: GateRow[], iterations: number): void {
   for (let i = 0; i < 5; i += 1) buildPromotionEvidence({ results: aggregateByTaskArm(rows), policy, model: "m", complete: true });
   const samples: number[] = [];
   for (let i = 0; i < iterations; i += 1) {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { aggregate, aggregateByTaskArm } from "./aggregate.js";
-import type { ResultRow } from "./schema.js";
+import type { GateRow } from "./schema.js";
 
-function row(overrides: Partial<ResultRow> = {}): ResultRow {
+function row(overrides: Partial<GateRow> = {}): GateRow {
   return {
     task: "t1",
     arm: "workflow",
@@ -101,7 +101,7 @@ describe("aggregate", () => {
   });
 
   it("adds review metrics only when a valid row carries review_weighted_f1, with min blocker recall and all() verdicts", () => {
-    const review = (f1: number | null, blocker: number, verdict: boolean): ResultRow =>
+    const review = (f1: number | null, blocker: number, verdict: boolean): GateRow =>
       row({
         review_weighted_f1: f1,
         review_blocker_recall: blocker,

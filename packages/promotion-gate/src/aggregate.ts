@@ -1,26 +1,22 @@
 import { compareCodePoints } from "@wfbench/digest";
 import { median } from "@wfbench/pycompat";
-import {
-  EVIDENCE_FAILURE_KINDS,
-  EXCLUDED_ERROR_KINDS,
-  EXECUTION_FAILURE_KINDS,
-  TRANSCRIPT_MISSING_REASON,
-} from "./constants.js";
-import { MEDIAN_FIELDS, REVIEW_METRIC_FIELDS, type Aggregate, type AggregatedResults, type ResultRow } from "./schema.js";
+import { EVIDENCE_FAILURE_KINDS, EXECUTION_FAILURE_KINDS, REVIEW_METRIC_FIELDS, isExcludedErrorKind } from "@wfbench/result-row";
+import { TRANSCRIPT_MISSING_REASON } from "./constants.js";
+import { MEDIAN_FIELDS, type Aggregate, type AggregatedResults, type GateRow } from "./schema.js";
 
 const REVIEW_INVALID_KIND = "review-evidence-invalid";
 
 /** True when a row enters medians: its kind is not excluded and its review evidence is not known-invalid. */
-export function isValidRow(row: ResultRow): boolean {
-  if (row.error_kind != null && EXCLUDED_ERROR_KINDS.has(row.error_kind)) return false;
+export function isValidRow(row: GateRow): boolean {
+  if (isExcludedErrorKind(row.error_kind)) return false;
   return row.review_evidence_valid !== false;
 }
 
-function collectExecutionFailure(row: ResultRow): string | null {
+function collectExecutionFailure(row: GateRow): string | null {
   return row.error_kind != null && EXECUTION_FAILURE_KINDS.has(row.error_kind) ? row.error_kind : null;
 }
 
-function collectEvidenceFailures(row: ResultRow): string[] {
+function collectEvidenceFailures(row: GateRow): string[] {
   const kinds: string[] = [];
   if (row.error_kind != null && EVIDENCE_FAILURE_KINDS.has(row.error_kind)) kinds.push(row.error_kind);
   // An invalid review artifact is an evidence failure whatever the primary kind says (reference §4.3).
@@ -37,14 +33,14 @@ function countBy<T>(items: readonly T[], predicate: (item: T) => boolean): numbe
 
 /**
  * Aggregates the rows of one task × arm exactly as reference §5.2 (medians over valid rows, null-cost rule, fresh vs
- * reused health counts, review metric medians with min for blocker recall); trusts rows already parsed by
- * ResultRowSchema and refuses an empty list (throws RangeError, there is nothing to aggregate).
+ * reused health counts, review metric medians with min for blocker recall); trusts rows already parsed through
+ * the row contract and refuses an empty list (throws RangeError, there is nothing to aggregate).
  */
-export function aggregate(rows: readonly ResultRow[]): Aggregate {
+export function aggregate(rows: readonly GateRow[]): Aggregate {
   const first = rows[0];
   if (first === undefined) throw new RangeError("aggregate needs at least one row");
   const valid = rows.filter(isValidRow);
-  const medianSource: readonly ResultRow[] = valid.length > 0 ? valid : [];
+  const medianSource: readonly GateRow[] = valid.length > 0 ? valid : [];
 
   const medians = {} as Record<(typeof MEDIAN_FIELDS)[number], number>;
   for (const field of MEDIAN_FIELDS) {
@@ -121,8 +117,8 @@ export { compareCodePoints };
  * Groups rows by task then arm and aggregates each group; trusts parsed rows, keeps tasks and arms in first-seen order
  * (decisions sort tasks themselves, so row order never changes a decision).
  */
-export function aggregateByTaskArm(rows: readonly ResultRow[]): AggregatedResults {
-  const groups = new Map<string, Map<string, ResultRow[]>>();
+export function aggregateByTaskArm(rows: readonly GateRow[]): AggregatedResults {
+  const groups = new Map<string, Map<string, GateRow[]>>();
   for (const row of rows) {
     let arms = groups.get(row.task);
     if (arms === undefined) {

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { OVERLAY, expectedAfterApply, makeOverlayRepo, snapshotTree } from "../test/support/overlay-repo.js";
+import { OVERLAY, OVERLAY_SKILLS, expectedAfterApply, makeOverlayRepo, sha256, snapshotTree } from "../test/support/overlay-repo.js";
 import { applyPromotedOverlay } from "./apply-promoted-overlay.js";
 import { OverlayTransactionError } from "./errors.js";
 import { nodeFsOperations, type FsOperations } from "./fs-operations.js";
@@ -66,11 +66,55 @@ function leftovers(root: string): string[] {
   return Object.keys(snapshotTree(root)).filter((name) => path.basename(name).startsWith(".wfevolve-") || path.basename(name).startsWith(".wfbench-overlay-recovery-"));
 }
 
+describe("applyPromotedOverlay on a suite with its own skill names (the demo's demo-work)", () => {
+  const SUITE_SKILLS = ["demo-plan", "demo-work", "demo-review"];
+  const FILE = ".claude/skills/demo-work/SKILL.md";
+  const v2 = { path: FILE, bytes: Buffer.from("# demo-work v2\n") };
+  function demoRepo(extra: readonly string[] = []): { root: string; bases: Record<string, string> } {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "promotion-apply-demo-")));
+    roots.push(root);
+    for (const relative of [FILE, ...extra]) {
+      fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
+      fs.writeFileSync(path.join(root, relative), "# demo-work v1\n");
+    }
+    // What the runner binds: the canonical path and the mirrors the measured repository holds (here none).
+    return { root, bases: { [FILE]: sha256(Buffer.from("# demo-work v1\n")) } };
+  }
+
+  it("applies an overlay the suite measured, though no gitnexus mirror exists (refused before: fixed gitnexus-* skills)", () => {
+    const { root, bases } = demoRepo();
+    const result = applyPromotedOverlay({ skills: SUITE_SKILLS, repoRoot: root, files: [v2], expectedOverlayDigest: computeOverlayDigest([v2]), expectedTargetBases: bases, now: NOW });
+    expect(result).toEqual({ ok: true, value: { written: [FILE] } });
+    expect(fs.readFileSync(path.join(root, FILE), "utf8")).toBe("# demo-work v2\n");
+    expect(leftovers(root)).toEqual([]);
+  });
+
+  it("refuses the same overlay against another suite's skills", () => {
+    const { root, bases } = demoRepo();
+    const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: [v2], expectedTargetBases: bases, now: NOW });
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid-overlay-path", message: expect.stringMatching(/skill must be one of gitnexus-plan/) } });
+    expect(fs.readFileSync(path.join(root, FILE), "utf8")).toBe("# demo-work v1\n");
+  });
+
+  it("still refuses a mirror that exists in the repository but was never bound", () => {
+    const { root, bases } = demoRepo(["gitnexus/skills/demo-work/SKILL.md"]);
+    const result = applyPromotedOverlay({ skills: SUITE_SKILLS, repoRoot: root, files: [v2], expectedTargetBases: bases, now: NOW });
+    expect(result).toMatchObject({ ok: false, error: { code: "base-binding-mismatch", message: expect.stringContaining('unexpected=["gitnexus/skills/demo-work/SKILL.md"]') } });
+  });
+
+  it("still refuses a bound mirror that has gone missing", () => {
+    const { root } = demoRepo();
+    const bases = { [FILE]: sha256(Buffer.from("# demo-work v1\n")), "gitnexus/skills/demo-work/SKILL.md": "0".repeat(64) };
+    const result = applyPromotedOverlay({ skills: SUITE_SKILLS, repoRoot: root, files: [v2], expectedTargetBases: bases, now: NOW });
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid-destination" } });
+  });
+});
+
 describe("applyPromotedOverlay", () => {
   it("writes every mirror, keeps modes, returns canonical paths first and leaves no temporaries", () => {
     const { root, bases } = repo();
     const expected = expectedAfterApply(root);
-    const result = applyPromotedOverlay({ repoRoot: root, files: OVERLAY, expectedOverlayDigest: computeOverlayDigest(OVERLAY), expectedTargetBases: bases, now: NOW });
+    const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedOverlayDigest: computeOverlayDigest(OVERLAY), expectedTargetBases: bases, now: NOW });
     expect(result.ok).toBe(true);
     expect(result.ok && result.value.written).toEqual([
       ".claude/skills/gitnexus-review/SKILL.md",
@@ -88,7 +132,7 @@ describe("applyPromotedOverlay", () => {
     const { root, bases } = repo();
     fs.writeFileSync(path.join(root, "gitnexus/skills/gitnexus-work/SKILL.md"), "edited\n");
     const before = snapshotTree(root);
-    const result = applyPromotedOverlay({ repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW });
+    const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW });
     expect(result).toEqual({
       ok: false,
       error: {
@@ -102,7 +146,7 @@ describe("applyPromotedOverlay", () => {
   it("refuses missing and unexpected bindings", () => {
     const { root, bases } = repo();
     const { [".claude/skills/gitnexus-work/SKILL.md"]: _dropped, ...rest } = bases;
-    const result = applyPromotedOverlay({ repoRoot: root, files: OVERLAY, expectedTargetBases: { ...rest, "other.md": "0" }, now: NOW });
+    const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedTargetBases: { ...rest, "other.md": "0" }, now: NOW });
     expect(result.ok ? "" : result.error.message).toBe(
       'overlay destination base binding mismatch: missing=["other.md"]; unexpected=[".claude/skills/gitnexus-work/SKILL.md"]; drifted=[]',
     );
@@ -110,7 +154,7 @@ describe("applyPromotedOverlay", () => {
 
   it("refuses an overlay that no longer matches its digest", () => {
     const { root, bases } = repo();
-    const result = applyPromotedOverlay({ repoRoot: root, files: OVERLAY, expectedOverlayDigest: "0".repeat(64), expectedTargetBases: bases, now: NOW });
+    const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedOverlayDigest: "0".repeat(64), expectedTargetBases: bases, now: NOW });
     expect(result.ok ? "" : result.error.code).toBe("overlay-digest-mismatch");
   });
 
@@ -120,14 +164,14 @@ describe("applyPromotedOverlay", () => {
     [".claude/skills/gitnexus-work/../x.md", /'\.\.'/],
   ])("refuses the overlay path %s", (overlayPath, message) => {
     const { root, bases } = repo();
-    const result = applyPromotedOverlay({ repoRoot: root, files: [{ path: overlayPath, bytes: Buffer.from("x") }], expectedTargetBases: bases, now: NOW });
+    const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: [{ path: overlayPath, bytes: Buffer.from("x") }], expectedTargetBases: bases, now: NOW });
     expect(result.ok ? "" : result.error.message).toMatch(message);
   });
 
   it("refuses a destination missing at apply time", () => {
     const { root, bases } = repo();
     fs.rmSync(path.join(root, "gitnexus-claude-plugin/skills/gitnexus-work/SKILL.md"));
-    const result = applyPromotedOverlay({ repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW });
+    const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW });
     expect(result.ok ? "" : result.error.code).toBe("invalid-destination");
   });
 
@@ -136,7 +180,7 @@ describe("applyPromotedOverlay", () => {
     fs.renameSync(path.join(root, "gitnexus/skills"), path.join(root, "real-skills"));
     fs.symlinkSync(path.join(root, "real-skills"), path.join(root, "gitnexus/skills"));
     const before = snapshotTree(root);
-    const result = applyPromotedOverlay({ repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW });
+    const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW });
     expect(result.ok ? "" : result.error.message).toMatch(/must not be a symlink/);
     expect(snapshotTree(root)).toEqual(before);
 
@@ -144,7 +188,7 @@ describe("applyPromotedOverlay", () => {
     const destination = path.join(second.root, ".claude/skills/gitnexus-work/SKILL.md");
     fs.renameSync(destination, `${destination}.real`);
     fs.symlinkSync(`${destination}.real`, destination);
-    const refused = applyPromotedOverlay({ repoRoot: second.root, files: OVERLAY, expectedTargetBases: second.bases, now: NOW });
+    const refused = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: second.root, files: OVERLAY, expectedTargetBases: second.bases, now: NOW });
     expect(refused.ok ? "" : refused.error.code).toBe("invalid-destination");
   });
 
@@ -153,14 +197,14 @@ describe("applyPromotedOverlay", () => {
     const link = `${root}-link`;
     fs.symlinkSync(root, link);
     roots.push(link);
-    const result = applyPromotedOverlay({ repoRoot: link, files: OVERLAY, expectedTargetBases: bases, now: NOW });
+    const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: link, files: OVERLAY, expectedTargetBases: bases, now: NOW });
     expect(result.ok ? "" : result.error.code).toBe("invalid-repo-root");
   });
 
   describe("a failure injected at every step", () => {
     const { root: probeRoot, bases: probeBases } = makeOverlayRepo();
     const probe = faultyFs(0, "before");
-    applyPromotedOverlay({ repoRoot: probeRoot, files: OVERLAY, expectedTargetBases: probeBases, now: NOW, fsOps: probe.fsOps });
+    applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: probeRoot, files: OVERLAY, expectedTargetBases: probeBases, now: NOW, fsOps: probe.fsOps });
     fs.rmSync(probeRoot, { recursive: true, force: true });
     const steps = Array.from({ length: probe.count() }, (_, index) => index + 1);
     // "after" differs from "before" only for operations that change the filesystem.
@@ -180,7 +224,7 @@ describe("applyPromotedOverlay", () => {
         const injected = faultyFs(step, mode);
         let outcome: "applied" | "refused" | OverlayTransactionError;
         try {
-          const result = applyPromotedOverlay({ repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW, fsOps: injected.fsOps });
+          const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW, fsOps: injected.fsOps });
           outcome = result.ok ? "applied" : "refused";
         } catch (error) {
           if (!(error instanceof OverlayTransactionError)) throw error;
@@ -227,7 +271,7 @@ describe("applyPromotedOverlay", () => {
     });
     let error: unknown;
     try {
-      applyPromotedOverlay({ repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW, fsOps });
+      applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW, fsOps });
     } catch (caught) {
       error = caught;
     }
@@ -252,7 +296,7 @@ describe("applyPromotedOverlay", () => {
     });
     let error: OverlayTransactionError | undefined;
     try {
-      applyPromotedOverlay({ repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW, fsOps });
+      applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW, fsOps });
     } catch (caught) {
       error = caught as OverlayTransactionError;
     }
@@ -281,7 +325,7 @@ describe("applyPromotedOverlay", () => {
     };
     let error: OverlayTransactionError | undefined;
     try {
-      applyPromotedOverlay({ repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW, fsOps });
+      applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW, fsOps });
     } catch (caught) {
       error = caught as OverlayTransactionError;
     }

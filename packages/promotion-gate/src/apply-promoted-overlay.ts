@@ -13,6 +13,8 @@ export interface ApplyOverlayInput {
   /** Absolute path of the repository working tree; must not be or pass through a symlink. */
   readonly repoRoot: string;
   readonly files: readonly OverlayFile[];
+  /** The suite's evaluated skill names: the only skills an overlay file may replace (the overlay path rule). */
+  readonly skills: readonly string[];
   /** The overlay digest the promotion evidence was measured with; refused when the files hash differently. */
   readonly expectedOverlayDigest?: string;
   /** Repository-relative destination → sha256 of its committed base bytes. */
@@ -114,8 +116,9 @@ function readStable(fsOps: FsOperations, target: Target): { identity: FileIdenti
 }
 
 /**
- * Applies a promoted overlay to the canonical skill tree and its shipped mirrors as one transaction (reference §9.5):
- * stage every destination, require each to still match its committed base digest, swap them with rename (the
+ * Applies a promoted overlay to the canonical skill tree and its shipped mirrors as one transaction (reference §9.5;
+ * every file must pass the overlay path rule for `skills`, and a mirror the repository lacks is skipped only when the
+ * promotion bound no base for it): stage every destination, require each to still match its committed base digest, swap them with rename (the
  * original kept as a hard-linked backup, because Node cannot reach renameat2(RENAME_EXCHANGE)), verify byte and inode
  * parity, and roll back every landed file on any failure. SIGINT/SIGTERM/SIGHUP arriving meanwhile are held until the
  * transaction has ended (see holdTerminationSignals). A write-ahead recovery journal in the repository root
@@ -136,11 +139,26 @@ export function applyPromotedOverlay(input: ApplyOverlayInput): Result<AppliedOv
   }
 }
 
-function prepareTargets(input: ApplyOverlayInput, root: string): Target[] {
+/**
+ * A shipped mirror (never the canonical path) that the repository does not hold and the promotion did not bind:
+ * the tasks were measured without it (their target bases list only the mirrors that exist), so there is nothing to
+ * swap. A mirror that exists without a bound base is still refused later as unexpected.
+ */
+function isUnboundAbsentMirror(fsOps: FsOperations, input: ApplyOverlayInput, relative: string, destination: string): boolean {
+  if (Object.hasOwn(input.expectedTargetBases, relative)) return false;
+  try {
+    fsOps.lstat(destination);
+    return false;
+  } catch (error) {
+    return isMissing(error);
+  }
+}
+
+function prepareTargets(input: ApplyOverlayInput, root: string, fsOps: FsOperations): Target[] {
   if (input.files.length === 0) throw new Refusal({ code: "invalid-overlay-path", message: "overlay has no files" });
   for (const file of input.files) {
-    const problem = checkOverlayPath(file.path);
-    if (problem !== null) throw new Refusal({ code: "invalid-overlay-path", message: `${file.path}: ${problem}` });
+    const problem = checkOverlayPath(file.path, input.skills);
+    if (problem !== null) throw new Refusal({ code: "invalid-overlay-path", message: `${file.path}: ${problem.message}` });
   }
   if (input.expectedOverlayDigest !== undefined && computeOverlayDigest(input.files) !== input.expectedOverlayDigest) {
     throw new Refusal({ code: "overlay-digest-mismatch", message: "overlay no longer matches promotion evidence (digest differs)" });
@@ -154,6 +172,7 @@ function prepareTargets(input: ApplyOverlayInput, root: string): Target[] {
       if (seen.has(relative)) throw new Refusal({ code: "duplicate-target", message: `${relative} is targeted twice` });
       seen.add(relative);
       const destination = nodePath.join(root, relative);
+      if (index > 0 && isUnboundAbsentMirror(fsOps, input, relative, destination)) continue;
       const target: Target = {
         relative,
         destination,
@@ -193,7 +212,7 @@ function runTransaction(input: ApplyOverlayInput): AppliedOverlay {
   const fsOps = input.fsOps ?? nodeFsOperations;
   const randomHex = input.randomHex ?? (() => randomBytes(16).toString("hex"));
   const { root, identity: rootIdentity } = checkRoot(fsOps, input.repoRoot);
-  const targets = prepareTargets(input, root);
+  const targets = prepareTargets(input, root, fsOps);
 
   // Prepare: every destination must already exist as a regular file under real directories.
   const ancestorsBefore = new Map<string, FileIdentity[]>();

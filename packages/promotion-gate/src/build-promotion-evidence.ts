@@ -1,5 +1,5 @@
+import { CANDIDATE_ARMS, type CandidateArm } from "@wfbench/result-row";
 import {
-  CANDIDATE_ARMS,
   DEFAULT_MAX_TASK_REGRESSION_PCT,
   DEFAULT_MIN_IMPROVEMENT_PCT,
   DEFAULT_MIN_RUNS,
@@ -10,7 +10,6 @@ import {
   REVIEW_METRIC,
   REVIEW_MIN_IMPROVEMENT,
   REVIEW_QUALITY_RULE,
-  type CandidateArm,
   type PromotionMetric,
 } from "./constants.js";
 import { PromotionError } from "./errors.js";

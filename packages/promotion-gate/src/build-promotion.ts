@@ -56,3 +56,11 @@ export function buildPromotion(input: BuildPromotionInput): Promotion {
 export function serializePromotion(promotion: unknown): string {
   return canonicalJson(promotion);
 }
+
+/**
+ * promotion.json's bytes as written next to the report: reference §4.6 key order (buildPromotion's insertion order),
+ * indent 2, trailing newline. Trusts a promotion from buildPromotion.
+ */
+export function formatPromotionFile(promotion: Promotion): string {
+  return `${JSON.stringify(promotion, null, 2)}\n`;
+}

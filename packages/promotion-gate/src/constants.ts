@@ -1,16 +1,3 @@
-/** Candidate arm → the incumbent arm it is paired against (reference Appendix B). */
-export const CANDIDATE_ARMS = {
-  candidate_workflow: "workflow",
-  candidate_workflow_direct: "workflow_direct",
-  candidate_review: "review",
-} as const;
-
-/** A candidate arm name. */
-export type CandidateArm = keyof typeof CANDIDATE_ARMS;
-
-/** Candidate arm names in their canonical order. */
-export const CANDIDATE_ARM_NAMES: readonly CandidateArm[] = ["candidate_workflow", "candidate_workflow_direct", "candidate_review"];
-
 /** Efficiency metrics the implementation gate accepts. */
 export const PROMOTION_METRICS = ["output_tokens", "cost_usd", "duration_s", "num_turns"] as const;
 
@@ -23,42 +10,6 @@ export const MAIN_LOOP_ONLY_METRICS: readonly PromotionMetric[] = ["output_token
 /** Warning attached to decisions that were gated on a main-loop-only metric. */
 export const MAIN_LOOP_ONLY_WARNING =
   "output_tokens and num_turns count the main loop only; subagent work is invisible to this metric, cost_usd is the only figure that includes it";
-
-/** Every error_kind a results row may carry (reference §4.3). */
-export const ERROR_KINDS = [
-  "session-error",
-  "infra-error",
-  "cleanup-failure",
-  "cancelled",
-  "evidence-unverified",
-  "review-evidence-invalid",
-  "skill-not-invoked",
-  "plan-evidence-invalid",
-  "implementation-evidence-invalid",
-  "verify-failed",
-  "oracle-failed",
-  "oracle-unavailable",
-  "no-work-produced",
-] as const;
-
-/** One of ERROR_KINDS. */
-export type ErrorKind = (typeof ERROR_KINDS)[number];
-
-/** Kinds whose rows never enter medians. */
-export const EXCLUDED_ERROR_KINDS: ReadonlySet<string> = new Set([
-  "session-error",
-  "infra-error",
-  "evidence-unverified",
-  "cleanup-failure",
-  "review-evidence-invalid",
-  "cancelled",
-]);
-
-/** Kinds that mean the environment failed to execute the cell. */
-export const EXECUTION_FAILURE_KINDS: ReadonlySet<string> = new Set(["session-error", "infra-error", "cleanup-failure", "cancelled"]);
-
-/** Kinds that mean the cell ran but its evidence cannot be trusted. */
-export const EVIDENCE_FAILURE_KINDS: ReadonlySet<string> = new Set(["review-evidence-invalid", "evidence-unverified", "skill-not-invoked"]);
 
 /** Health reason recorded for a row whose only evidence failure is a missing transcript. */
 export const TRANSCRIPT_MISSING_REASON = "transcript-missing";
@@ -94,5 +45,3 @@ export const REVIEW_QUALITY_RULE = "correct verdict on every repeat; minimum blo
 /** The metric of the review gate. */
 export const REVIEW_METRIC = "review_weighted_f1";
 
-/** Skills an overlay may replace. */
-export const CANDIDATE_SKILLS: readonly string[] = ["gitnexus-plan", "gitnexus-review", "gitnexus-work"];

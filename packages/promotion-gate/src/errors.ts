@@ -43,3 +43,21 @@ export class OverlayTransactionError extends PromotionError {
     this.rollbackFailures = details.rollbackFailures;
   }
 }
+
+/**
+ * Thrown by the gates when an aggregate breaks a reference §5.2 invariant (for example `resolved` above `valid_runs`,
+ * a count above `runs`, an error kind counted zero times): no sweep produces it, so the gate refuses to decide on it.
+ * Names the task, the arm and the offending aggregate field.
+ */
+export class AggregateInvariantError extends PromotionError {
+  readonly task: string;
+  readonly arm: string;
+  readonly field: string;
+  constructor(task: string, arm: string, refusal: { readonly field: string; readonly message: string }) {
+    super("PROMOTION_AGGREGATE_INVALID", `results[${JSON.stringify(task)}][${JSON.stringify(arm)}].${refusal.field} ${refusal.message}: no sweep produces this aggregate, so the gate refuses to decide on it`);
+    this.name = "AggregateInvariantError";
+    this.task = task;
+    this.arm = arm;
+    this.field = refusal.field;
+  }
+}

@@ -109,6 +109,35 @@ describe("evaluateImplementationCandidate", () => {
     });
   });
 
+  describe("regressions: aggregates no sweep produces, and the empty candidate", () => {
+    it("reports the quality floor unmet when the candidate has no valid run (the original's false, not a vacuous true)", () => {
+      const result = decide({ a: [{ resolved: 1 }, { runs: 3, excluded_runs: 3, resolved: 0, error_kinds: { "infra-error": 3 } }], b: cheaper(0.5) });
+      expect(result.tasks[0]).toMatchObject({ candidate_resolved: "0/0", quality_floor_enforced: true, candidate_quality_floor_met: false });
+      expect(result.reasons).toContain("a: quality floor failed: the candidate resolved 0/0 valid runs and must resolve every one");
+      expect(result.decision).toBe("insufficient_evidence");
+    });
+
+    it.each<[string, Partial<Aggregate>, string]>([
+      ["resolved above valid_runs", { runs: 3, excluded_runs: 1, resolved: 3 }, "resolved"],
+      ["runs that are not valid + excluded", { runs: 3, valid_runs: 3, excluded_runs: 1 }, "runs"],
+      ["more missing transcripts than runs", { transcripts_missing: 4 }, "transcripts_missing"],
+      ["more fresh attempts than runs", { fresh_attempts: 4 }, "fresh_attempts"],
+      ["an error kind counted more often than there are runs", { resolved: 0, error_kinds: { "verify-failed": 4 } }, "error_kinds.verify-failed"],
+      // §5.3 "error_kinds contains skill-not-invoked" means a count above zero; a zero count is listed by no sweep.
+      ["skill-not-invoked counted zero times", { error_kinds: { "skill-not-invoked": 0 } }, "error_kinds.skill-not-invoked"],
+      ["an error kind outside §4.3", { error_kinds: { timeout: 1 } }, "error_kinds.timeout"],
+      ["excluded kinds on rows that are not excluded", { resolved: 2, error_kinds: { "session-error": 1 } }, "excluded_runs"],
+    ])("refuses %s instead of deciding, naming task, arm and field", (_name, candidate, field) => {
+      expect(() => decide({ a: [{}, { cost_usd: 0.5, ...candidate }] })).toThrow(
+        expect.objectContaining({ name: "AggregateInvariantError", code: "PROMOTION_AGGREGATE_INVALID", task: "a", arm: "candidate_workflow", field }),
+      );
+    });
+
+    it("refuses a broken incumbent too", () => {
+      expect(() => decide({ a: [{ resolved: 4 }, { cost_usd: 0.5 }] })).toThrow(expect.objectContaining({ arm: "workflow", field: "resolved" }));
+    });
+  });
+
   describe("per-task efficiency cap (exactly at and just past)", () => {
     // Task a gives a resolution margin of 2 so the decision is promote unless the cap fires on task b.
     const withMargin = (candCost: number) => decide({ a: [{ resolved: 1 }, { resolved: 3 }], b: cheaper(candCost) });

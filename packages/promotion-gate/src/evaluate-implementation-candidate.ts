@@ -1,4 +1,5 @@
 import { compareCodePoints } from "./aggregate.js";
+import { assertAggregate } from "./check-aggregate.js";
 import {
   MAIN_LOOP_ONLY_METRICS,
   MAIN_LOOP_ONLY_WARNING,
@@ -9,7 +10,8 @@ import {
 import { PromotionError } from "./errors.js";
 import { formatNumber } from "./format-number.js";
 import { computeMedian, roundHalfEven } from "./python-round.js";
-import type { AggregatedResults, DecisionValue, ImplementationDecision, ImplementationPolicy, ImplementationTaskRow } from "./schema.js";
+import type { ErrorKind } from "@wfbench/result-row";
+import type { Aggregate, AggregatedResults, DecisionValue, ImplementationDecision, ImplementationPolicy, ImplementationTaskRow } from "./schema.js";
 
 /** Inputs of evaluateImplementationCandidate. */
 export interface ImplementationCandidateInput {
@@ -26,14 +28,20 @@ function computeRate(resolved: number, validRuns: number): number {
   return validRuns === 0 ? 0 : resolved / validRuns;
 }
 
+/** §5.3 "error_kinds contains": the kind is listed with a count above zero (checkAggregate refuses a zero count). */
+function containsKind(aggregate: Aggregate, kind: ErrorKind): boolean {
+  return (aggregate.error_kinds[kind] ?? 0) > 0;
+}
+
 function formatRate(rate: number): string {
   return formatNumber(100 * rate, 1);
 }
 
 /**
- * Implementation promotion gate (reference §5.3): every rule, order and threshold; trusts aggregates built by
- * aggregate() or parsed by AggregateSchema; throws PromotionError(PROMOTION_UNKNOWN_METRIC) for a metric outside
- * PROMOTION_METRICS; never reads a clock or the environment.
+ * Implementation promotion gate (reference §5.3): every rule, order and threshold; trusts aggregate field types
+ * (aggregate() or AggregateSchema) and refuses a pair that breaks a §5.2 invariant (AggregateInvariantError,
+ * PROMOTION_AGGREGATE_INVALID, naming task, arm and field) instead of deciding on it; throws
+ * PromotionError(PROMOTION_UNKNOWN_METRIC) for a metric outside PROMOTION_METRICS; never reads a clock or the environment.
  */
 export function evaluateImplementationCandidate(input: ImplementationCandidateInput): ImplementationDecision {
   const { results, incumbentArm, candidateArm, policy, model } = input;
@@ -65,6 +73,8 @@ export function evaluateImplementationCandidate(input: ImplementationCandidateIn
       reasons.push(`${task}: ${inc === undefined ? incumbentArm : candidateArm} has no results, so the pair cannot be compared`);
       continue;
     }
+    assertAggregate(task, incumbentArm, inc);
+    assertAggregate(task, candidateArm, cand);
     const incRuns = inc.valid_runs;
     const candRuns = cand.valid_runs;
     const incRate = computeRate(inc.resolved, incRuns);
@@ -76,11 +86,12 @@ export function evaluateImplementationCandidate(input: ImplementationCandidateIn
     const improvement = metricAvailable && incMetric !== 0 ? roundHalfEven((100 * (incMetric - candMetric)) / incMetric, 1) : null;
     const fullyMeasured =
       incRuns >= policy.min_runs && candRuns >= policy.min_runs && incRuns === candRuns && inc.excluded_runs === 0 && cand.excluded_runs === 0;
-    const skillAttributable = (inc.error_kinds["skill-not-invoked"] ?? 0) > 0 || (cand.error_kinds["skill-not-invoked"] ?? 0) > 0;
+    const skillAttributable = containsKind(inc, "skill-not-invoked") || containsKind(cand, "skill-not-invoked");
     const mutuallyUnresolved = fullyMeasured && inc.resolved === 0 && cand.resolved === 0;
     const gated = !(mutuallyUnresolved && !skillAttributable && improvement !== null);
     const floorEnforced = inc.resolved >= 1 || skillAttributable;
-    const floorMet = cand.resolved >= candRuns;
+    // The original's floor: at least one valid candidate run, every one resolved (0 valid runs never meet it).
+    const floorMet = candRuns > 0 && cand.resolved >= candRuns;
 
     incumbentResolvedTotal += inc.resolved;
     candidateResolvedTotal += cand.resolved;

@@ -24,6 +24,15 @@ const clean: Partial<Aggregate> = {
 const improved: Pair = [{ review_weighted_f1: 0.25 }, { review_weighted_f1: 0.26 }];
 
 describe("evaluateReviewCandidate", () => {
+  it.each<[string, Partial<Aggregate>, string]>([
+    ["resolved above valid_runs", { runs: 3, excluded_runs: 1, resolved: 3 }, "resolved"],
+    ["an evidence-failure count above the fresh attempts", { evidence_failures: 4 }, "evidence_failures"],
+  ])("refuses a candidate with %s instead of deciding, naming the field", (_name, candidate, field) => {
+    expect(() => decide({ d: [{ review_weighted_f1: 0.25 }, { review_weighted_f1: 0.5, ...candidate }] })).toThrow(
+      expect.objectContaining({ code: "PROMOTION_AGGREGATE_INVALID", task: "d", arm: "candidate_review", field }),
+    );
+  });
+
   describe("weighted F1 improvement (exactly at and just under 0.01)", () => {
     it("promotes a gain of exactly 0.01", () => {
       const result = decide({ d: improved });

@@ -1,4 +1,5 @@
 import { compareCodePoints } from "./aggregate.js";
+import { assertAggregate } from "./check-aggregate.js";
 import { REVIEW_METRIC, REVIEW_REGRESSION_EPSILON } from "./constants.js";
 import { formatNumber } from "./format-number.js";
 import type { Aggregate, AggregatedResults, DecisionValue, ReviewDecision, ReviewPolicy, ReviewTaskRow } from "./schema.js";
@@ -23,7 +24,8 @@ function formatScore(value: number): string {
 /**
  * Review promotion gate (reference §5.4): every task gated; verdict on every repeat, minimum blocker recall,
  * clean-control false positives and clean pass, weighted-F1 improvement ≥ policy.min_improvement with no regression;
- * trusts aggregates built by aggregate() or parsed by AggregateSchema; cost and latency play no part.
+ * trusts aggregate field types (aggregate() or AggregateSchema) and refuses a pair that breaks a §5.2 invariant
+ * (AggregateInvariantError, naming task, arm and field) instead of deciding on it; cost and latency play no part.
  */
 export function evaluateReviewCandidate(input: ReviewCandidateInput): ReviewDecision {
   const { results, incumbentArm, policy, model } = input;
@@ -47,6 +49,8 @@ export function evaluateReviewCandidate(input: ReviewCandidateInput): ReviewDeci
       reasons.push(`${task}: ${inc === undefined ? incumbentArm : candidateArm} has no results, so the pair cannot be compared`);
       continue;
     }
+    assertAggregate(task, incumbentArm, inc);
+    assertAggregate(task, candidateArm, cand);
     const clean = inc.review_clean_control ?? cand.review_clean_control ?? false;
     const incF1 = readMetric(inc, "review_weighted_f1");
     const candF1 = readMetric(cand, "review_weighted_f1");

@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import { makeAggregate, makeReviewAggregate } from "../test/support/aggregates.js";
 import { aggregateByTaskArm } from "./aggregate.js";
 import { buildCandidatePolicy, buildPromotionEvidence } from "./build-promotion-evidence.js";
-import { ERROR_KINDS } from "./constants.js";
+import { ERROR_KINDS } from "@wfbench/result-row";
 import { evaluateImplementationCandidate } from "./evaluate-implementation-candidate.js";
 import { evaluateReviewCandidate } from "./evaluate-review-candidate.js";
-import type { Aggregate, ImplementationPolicy, ResultRow, ReviewPolicy } from "./schema.js";
+import type { Aggregate, ImplementationPolicy, GateRow, ReviewPolicy } from "./schema.js";
 
 const ARMS = ["workflow", "candidate_workflow", "review", "candidate_review"] as const;
 
@@ -30,14 +30,15 @@ const rowArbitrary = fc.record({
 
 type RawRow = typeof rowArbitrary extends fc.Arbitrary<infer T> ? T : never;
 
-function toRow(raw: RawRow): ResultRow {
+function toRow(raw: RawRow): GateRow {
   const isReview = raw.arm.includes("review");
-  const base: ResultRow = {
+  const base: GateRow = {
     task: raw.task,
     arm: raw.arm,
     class: `class-of-${raw.task}`,
     error_kind: raw.error_kind,
-    resolved: raw.resolved,
+    // A row a writer can produce: resolved only without an error kind (§4.2; the gate refuses impossible aggregates).
+    resolved: raw.resolved && raw.error_kind === null,
     reused: raw.reused,
     transcript_missing: raw.transcript_missing,
     cost_usd: raw.cost_usd,

@@ -1,16 +1,10 @@
-export { PromotionError, isPromotionError, OverlayTransactionError } from "./errors.js";
+export { PromotionError, isPromotionError, OverlayTransactionError, AggregateInvariantError } from "./errors.js";
 export type { PromotionErrorCode, TransactionState } from "./errors.js";
 export type { Result } from "./result.js";
 export {
-  CANDIDATE_ARMS,
-  CANDIDATE_ARM_NAMES,
   PROMOTION_METRICS,
   MAIN_LOOP_ONLY_METRICS,
   MAIN_LOOP_ONLY_WARNING,
-  ERROR_KINDS,
-  EXCLUDED_ERROR_KINDS,
-  EXECUTION_FAILURE_KINDS,
-  EVIDENCE_FAILURE_KINDS,
   PROMOTION_SCHEMA_VERSION,
   EVIDENCE_MAX_AGE_DAYS,
   MIN_GATED_TASK_RATIO,
@@ -19,11 +13,10 @@ export {
   DEFAULT_MIN_RUNS,
   DEFAULT_MIN_IMPROVEMENT_PCT,
   DEFAULT_MAX_TASK_REGRESSION_PCT,
-  CANDIDATE_SKILLS,
 } from "./constants.js";
-export type { CandidateArm, PromotionMetric, ErrorKind } from "./constants.js";
+export type { PromotionMetric } from "./constants.js";
 export {
-  ResultRowSchema,
+  GateRowSchema,
   AggregateSchema,
   ImplementationPolicySchema,
   ReviewPolicySchema,
@@ -34,11 +27,10 @@ export {
   PromotionEvidenceSchema,
   PromotionSchema,
   ApplyBindingsSchema,
-  REVIEW_METRIC_FIELDS,
   MEDIAN_FIELDS,
 } from "./schema.js";
 export type {
-  ResultRow,
+  GateRow,
   Aggregate,
   AggregatedResults,
   ImplementationPolicy,
@@ -58,18 +50,20 @@ export type {
 export { parseResultRows } from "./parse-result-rows.js";
 export type { RowRefusal } from "./parse-result-rows.js";
 export { aggregate, aggregateByTaskArm, isValidRow } from "./aggregate.js";
+export { checkAggregate } from "./check-aggregate.js";
+export type { AggregateRefusal } from "./check-aggregate.js";
 export { evaluateImplementationCandidate } from "./evaluate-implementation-candidate.js";
 export type { ImplementationCandidateInput } from "./evaluate-implementation-candidate.js";
 export { evaluateReviewCandidate } from "./evaluate-review-candidate.js";
 export type { ReviewCandidateInput } from "./evaluate-review-candidate.js";
 export { buildCandidatePolicy, buildPromotionEvidence, ABORTED_SWEEP_REASON } from "./build-promotion-evidence.js";
 export type { PolicyThresholds, PromotionEvidenceInput } from "./build-promotion-evidence.js";
-export { buildPromotion, serializePromotion } from "./build-promotion.js";
+export { buildPromotion, formatPromotionFile, serializePromotion } from "./build-promotion.js";
 export type { BuildPromotionInput } from "./build-promotion.js";
 export { validatePromotionForApply } from "./validate-promotion-for-apply.js";
 export type { ApplyRefusal, ValidatedPromotion } from "./validate-promotion-for-apply.js";
-export { checkOverlayPath, listMirrorTargets, computeOverlayDigest } from "./overlay-files.js";
-export type { OverlayFile } from "./overlay-files.js";
+export { MAX_OVERLAY_PATH_BYTES, checkOverlayPath, listMirrorTargets, computeOverlayDigest } from "./overlay-files.js";
+export type { OverlayFile, OverlayPathRefusal, OverlayPathRule } from "./overlay-files.js";
 export { nodeFsOperations } from "./fs-operations.js";
 export type { FsOperations, FileIdentity } from "./fs-operations.js";
 export { applyPromotedOverlay } from "./apply-promoted-overlay.js";

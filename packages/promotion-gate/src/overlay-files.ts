@@ -1,6 +1,5 @@
 import { digestFileTree } from "@wfbench/digest";
 import { checkRelativePath } from "@wfbench/pycompat";
-import { CANDIDATE_SKILLS } from "./constants.js";
 
 /** One overlay file: its overlay-relative posix path (`.claude/skills/<skill>/…`) and its bytes. */
 export interface OverlayFile {
@@ -11,17 +10,33 @@ export interface OverlayFile {
 const MIRROR_ROOTS = ["gitnexus/skills", "gitnexus-claude-plugin/skills"] as const;
 const REVIEW_ONLY_MIRROR_ROOT = "gitnexus-cursor-integration/skills";
 
+/** Longest overlay-relative path, in UTF-8 bytes (reference Appendix A `MAX_CANDIDATE_PATH_BYTES`). */
+export const MAX_OVERLAY_PATH_BYTES = 512;
+
+/** Which part of the overlay path rule a path breaks. */
+export type OverlayPathRule = "path-too-long" | "outside-skill-tree" | "unknown-skill" | "not-markdown";
+
+/** A path the overlay path rule refuses: the rule and what was expected. */
+export interface OverlayPathRefusal {
+  readonly rule: OverlayPathRule;
+  readonly message: string;
+}
+
 /**
- * Checks an overlay path is a clean relative path (@wfbench/pycompat's checkRelativePath) of the form
- * `.claude/skills/<candidate skill>/<rest>.md`; returns the reason it is refused, or null. Trusts nothing about the path.
+ * The one overlay path rule (reference §9.4), used when an overlay is read for measuring and again when a promoted
+ * overlay is applied: a clean relative path (@wfbench/pycompat's checkRelativePath: at most 512 UTF-8 bytes, no
+ * backslash, NUL, lone surrogate, empty, `.` or `..` parts), `.claude/skills/<skill>/<rest>` with `<skill>` one of
+ * `skills` (the suite's evaluated skills, passed in by the caller), and a `.md` suffix in any case. Returns the
+ * refusal or null; trusts nothing about the path.
  */
-export function checkOverlayPath(relativePath: string): string | null {
-  const problem = checkRelativePath(relativePath, { git: "allow" });
-  if (problem !== null) return problem.message;
+export function checkOverlayPath(relativePath: string, skills: readonly string[]): OverlayPathRefusal | null {
+  const problem = checkRelativePath(relativePath, { maxBytes: MAX_OVERLAY_PATH_BYTES, git: "allow" });
+  if (problem?.rule === "too-long") return { rule: "path-too-long", message: `longer than ${MAX_OVERLAY_PATH_BYTES} bytes` };
+  if (problem !== null) return { rule: "outside-skill-tree", message: problem.message };
   const parts = relativePath.split("/");
-  if (parts.length < 4 || parts[0] !== ".claude" || parts[1] !== "skills") return "must lie under .claude/skills/<skill>/";
-  if (!CANDIDATE_SKILLS.includes(parts[2] as string)) return `skill must be one of ${CANDIDATE_SKILLS.join(", ")}`;
-  if (!relativePath.toLowerCase().endsWith(".md")) return "must be a Markdown (.md) file";
+  if (parts.length < 4 || parts[0] !== ".claude" || parts[1] !== "skills") return { rule: "outside-skill-tree", message: "must lie under .claude/skills/<skill>/" };
+  if (!skills.includes(parts[2] as string)) return { rule: "unknown-skill", message: `skill must be one of ${skills.join(", ")} (the suite's evaluated skills), not ${JSON.stringify(parts[2])}` };
+  if (!relativePath.toLowerCase().endsWith(".md")) return { rule: "not-markdown", message: "must be a Markdown (.md) file" };
   return null;
 }
 

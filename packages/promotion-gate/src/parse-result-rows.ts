@@ -1,5 +1,6 @@
+import { parseResultRow } from "@wfbench/result-row";
 import type { Result } from "./result.js";
-import { ResultRowSchema, type ResultRow } from "./schema.js";
+import { GateRowSchema, type GateRow } from "./schema.js";
 
 /** Why a results row was refused: its 0-based index and the first offending field. */
 export interface RowRefusal {
@@ -9,18 +10,15 @@ export interface RowRefusal {
 }
 
 /**
- * Parses results.jsonl rows (already JSON-decoded) with ResultRowSchema; trusts nothing, keeps only the fields the gate
- * reads, refuses the first row that does not parse (an unknown error_kind included).
+ * Parses results.jsonl rows (already JSON-decoded) through the row contract (@wfbench/result-row) and keeps only the
+ * fields the gate reads; trusts nothing, refuses the first row the contract refuses (an unknown error_kind included).
  */
-export function parseResultRows(rows: readonly unknown[]): Result<ResultRow[], RowRefusal> {
-  const parsed: ResultRow[] = [];
+export function parseResultRows(rows: readonly unknown[]): Result<GateRow[], RowRefusal> {
+  const parsed: GateRow[] = [];
   for (const [index, row] of rows.entries()) {
-    const result = ResultRowSchema.safeParse(row);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      return { ok: false, error: { index, field: issue?.path.map(String).join(".") ?? "", message: issue?.message ?? "invalid row" } };
-    }
-    parsed.push(result.data);
+    const result = parseResultRow(row);
+    if (!result.ok) return { ok: false, error: { index, ...result.error } };
+    parsed.push(GateRowSchema.parse(result.value));
   }
   return { ok: true, value: parsed };
 }

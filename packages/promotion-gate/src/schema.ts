@@ -1,29 +1,8 @@
 import { z } from "zod";
-import { CANDIDATE_ARM_NAMES, ERROR_KINDS, PROMOTION_METRICS, REVIEW_METRIC } from "./constants.js";
+import { CANDIDATE_ARM_NAMES, ParsedRowSchema } from "@wfbench/result-row";
+import { PROMOTION_METRICS, REVIEW_METRIC } from "./constants.js";
 
-// Every numeric row field is a count, a duration, a cost or a ratio: a negative value is malformed, never a measurement.
-const nullableNumber = z.number().nonnegative().nullable().optional();
 const count = z.number().int().nonnegative();
-
-/** Review score fields flattened onto a row, in the reference's order (§4.2). */
-export const REVIEW_METRIC_FIELDS = [
-  "review_true_positives",
-  "review_false_positives",
-  "review_false_negatives",
-  "review_precision",
-  "review_recall",
-  "review_f1",
-  "review_weighted_precision",
-  "review_weighted_recall",
-  "review_weighted_f1",
-  "review_blocker_recall",
-  "review_severity_accuracy",
-  "review_category_accuracy",
-  "review_grounded_evidence",
-] as const;
-
-/** One of REVIEW_METRIC_FIELDS. */
-export type ReviewMetricField = (typeof REVIEW_METRIC_FIELDS)[number];
 
 /** Usage, timing and churn fields whose medians an aggregate carries. */
 export const MEDIAN_FIELDS = [
@@ -42,49 +21,48 @@ export const MEDIAN_FIELDS = [
 export type MedianField = (typeof MEDIAN_FIELDS)[number];
 
 /**
- * The results.jsonl row fields the gate reads (reference §4.2); trusts nothing else in a row, strips extra fields,
- * refuses unknown error kinds.
+ * The row fields the gate reads (reference §4.2), picked from the row contract's read view: rows are parsed by
+ * @wfbench/result-row first (every field checked, unknown error kinds refused), then reduced to these.
  */
-export const ResultRowSchema = z.object({
-  task: z.string().min(1),
-  arm: z.string().min(1),
-  class: z.string(),
-  error_kind: z.enum(ERROR_KINDS).nullable().optional(),
-  resolved: z.boolean(),
-  reused: z.boolean().optional(),
-  transcript_missing: z.boolean().optional(),
-  review_evidence_valid: z.boolean().nullable().optional(),
-  // §4.2: an unmeasured (negative, non-finite) cost is recorded as null, so a negative number here is refused.
-  cost_usd: z.number().finite().nonnegative().nullable().optional(),
-  input_tokens: nullableNumber,
-  cache_creation_input_tokens: nullableNumber,
-  cache_read_input_tokens: nullableNumber,
-  output_tokens: nullableNumber,
-  duration_s: nullableNumber,
-  num_turns: nullableNumber,
-  diff_files: nullableNumber,
-  diff_insertions: nullableNumber,
-  diff_deletions: nullableNumber,
-  review_true_positives: nullableNumber,
-  review_false_positives: nullableNumber,
-  review_false_negatives: nullableNumber,
-  review_precision: nullableNumber,
-  review_recall: nullableNumber,
-  review_f1: nullableNumber,
-  review_weighted_precision: nullableNumber,
-  review_weighted_recall: nullableNumber,
-  review_weighted_f1: nullableNumber,
-  review_blocker_recall: nullableNumber,
-  review_severity_accuracy: nullableNumber,
-  review_category_accuracy: nullableNumber,
-  review_grounded_evidence: nullableNumber,
-  review_verdict_correct: z.boolean().nullable().optional(),
-  review_clean_control: z.boolean().nullable().optional(),
-  review_clean_pass: z.boolean().nullable().optional(),
+export const GateRowSchema = ParsedRowSchema.pick({
+  task: true,
+  arm: true,
+  class: true,
+  error_kind: true,
+  resolved: true,
+  reused: true,
+  transcript_missing: true,
+  review_evidence_valid: true,
+  cost_usd: true,
+  input_tokens: true,
+  cache_creation_input_tokens: true,
+  cache_read_input_tokens: true,
+  output_tokens: true,
+  duration_s: true,
+  num_turns: true,
+  diff_files: true,
+  diff_insertions: true,
+  diff_deletions: true,
+  review_true_positives: true,
+  review_false_positives: true,
+  review_false_negatives: true,
+  review_precision: true,
+  review_recall: true,
+  review_f1: true,
+  review_weighted_precision: true,
+  review_weighted_recall: true,
+  review_weighted_f1: true,
+  review_blocker_recall: true,
+  review_severity_accuracy: true,
+  review_category_accuracy: true,
+  review_grounded_evidence: true,
+  review_verdict_correct: true,
+  review_clean_control: true,
+  review_clean_pass: true,
 });
 
-/** A parsed results row. */
-export type ResultRow = z.infer<typeof ResultRowSchema>;
+/** A results row as the gate reads it; any parsed row of the contract is one. */
+export type GateRow = z.infer<typeof GateRowSchema>;
 
 const nullableMetric = z.number().finite().nullable().optional();
 

@@ -62,6 +62,11 @@ describe("validatePromotionForApply", () => {
     ["a missing task row", (p: Json): unknown => p["decisions"][0].tasks.pop(), "decisions[0].tasks", /selected task ids/],
     ["runs that do not add up", (p: Json): unknown => (p["decisions"][0].tasks[0].incumbent.runs = 4), "decisions[0].tasks[0].incumbent.runs", /valid_runs \+ excluded_runs/],
     ["resolved beyond valid", (p: Json): unknown => (p["decisions"][0].tasks[0].candidate.resolved = 4), "decisions[0].tasks[0].candidate.resolved", /valid_runs/],
+    // §5.2 invariants of the embedded aggregates: each of these recomputed to the stored decision and was accepted.
+    ["an error kind counted zero times", (p: Json): unknown => (p["decisions"][0].tasks[0].candidate.error_kinds = { "skill-not-invoked": 0 }), "decisions[0].tasks[0].candidate.error_kinds.skill-not-invoked", /at least 1/],
+    ["an error kind outside §4.3", (p: Json): unknown => (p["decisions"][0].tasks[0].incumbent.error_kinds = { timeout: 1 }), "decisions[0].tasks[0].incumbent.error_kinds.timeout", /error kind/],
+    ["fresh resolved beyond resolved", (p: Json): unknown => (p["decisions"][0].tasks[0].candidate.resolved_fresh = 4), "decisions[0].tasks[0].candidate.resolved_fresh", /resolved/],
+    ["missing transcripts beyond runs", (p: Json): unknown => (p["decisions"][1].tasks[0].incumbent.transcripts_missing = 9), "decisions[1].tasks[0].incumbent.transcripts_missing", /runs/],
     ["a fractional count", (p: Json): unknown => (p["decisions"][0].tasks[0].candidate.valid_runs = 2.5), "decisions[0].tasks[0].candidate.valid_runs", /./],
     ["a negative metric", (p: Json): unknown => (p["decisions"][0].tasks[0].candidate.cost_usd = -1), "decisions[0].tasks[0].candidate.cost_usd", /non-negative/],
     ["a weighted F1 above 1", (p: Json): unknown => (p["decisions"][1].tasks[0].candidate.review_weighted_f1 = 1.5), "decisions[1].tasks[0].candidate.review_weighted_f1", /\[0, 1\]/],

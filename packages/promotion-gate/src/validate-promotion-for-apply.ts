@@ -1,15 +1,10 @@
 import { canonicalJson, compareCodePoints } from "@wfbench/digest";
 import { ROOT_FIELD, formatIssuePath } from "@wfbench/pycompat";
+import { CANDIDATE_ARMS, CANDIDATE_ARM_NAMES, type CandidateArm } from "@wfbench/result-row";
 import type { z } from "zod";
 import { buildPromotionEvidence } from "./build-promotion-evidence.js";
-import {
-  CANDIDATE_ARMS,
-  CANDIDATE_ARM_NAMES,
-  EVIDENCE_MAX_AGE_DAYS,
-  MAX_FUTURE_SKEW_MS,
-  PROMOTION_SCHEMA_VERSION,
-  type CandidateArm,
-} from "./constants.js";
+import { checkAggregate } from "./check-aggregate.js";
+import { EVIDENCE_MAX_AGE_DAYS, MAX_FUTURE_SKEW_MS, PROMOTION_SCHEMA_VERSION } from "./constants.js";
 import type { Result } from "./result.js";
 import {
   AggregateSchema,
@@ -78,13 +73,14 @@ function isFiniteNonNegative(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }
 
-/** The structural rules of §5.5 step 6 for one side of a task row. */
+/** The structural rules of §5.5 step 6 for one side of a task row, plus the §5.2 invariants of any aggregate. */
 function checkSide(field: string, side: Aggregate, review: boolean, metric: string): ApplyRefusal | null {
   for (const key of ["runs", "valid_runs", "excluded_runs", "resolved"] as const) {
     if (!isNonNegativeInt(side[key])) return { field: `${field}.${key}`, message: "must be a non-negative integer" };
   }
-  if (side.runs !== side.valid_runs + side.excluded_runs) return { field: `${field}.runs`, message: "must equal valid_runs + excluded_runs" };
-  if (side.resolved > side.valid_runs) return { field: `${field}.resolved`, message: "must not exceed valid_runs" };
+  // Every §5.2 invariant (runs = valid + excluded, resolved ≤ valid, counts within runs, error kinds counted ≥ 1, …).
+  const broken = checkAggregate(side);
+  if (broken !== null) return { field: `${field}.${broken.field}`, message: broken.message };
   if (review) {
     for (const key of ["review_verdict_correct", "review_clean_control", "review_clean_pass"] as const) {
       if (typeof side[key] !== "boolean") return { field: `${field}.${key}`, message: "must be a boolean" };

@@ -185,28 +185,6 @@ export const ReviewLabelsSchema = z.strictObject({
 /** A parsed labels file. */
 export type ReviewLabels = z.infer<typeof ReviewLabelsSchema>;
 
-const ratio = z.number().min(0).max(1).nullable();
-
-/** The score of one review, keys exactly as flattened into result rows as `review_<key>`. */
-export const ReviewScoreSchema = z.strictObject({
-  true_positives: z.int().min(0),
-  false_positives: z.int().min(0),
-  false_negatives: z.int().min(0),
-  precision: ratio,
-  recall: ratio,
-  f1: ratio,
-  weighted_precision: ratio,
-  weighted_recall: ratio,
-  weighted_f1: ratio,
-  blocker_recall: ratio,
-  severity_accuracy: ratio,
-  category_accuracy: ratio,
-  grounded_evidence: ratio,
-  verdict_correct: z.boolean(),
-  clean_control: z.boolean(),
-  clean_pass: z.boolean(),
-  score_finite: z.boolean(),
-});
-
-/** The score of one review. */
-export type ReviewScore = z.infer<typeof ReviewScoreSchema>;
+// The score dict is a results-row field, so its schema lives with the row contract; scoring produces exactly it.
+export { ReviewScoreSchema } from "@wfbench/result-row";
+export type { ReviewScore } from "@wfbench/result-row";

@@ -3,28 +3,11 @@ import { ReviewScoreInputError } from "./errors.js";
 import { assertScorerInputs, compareFindings, compareLabels, matchSortedFindings } from "./match-findings.js";
 import { stripPython } from "@wfbench/pycompat";
 import { roundHalfEven6 } from "./round-half-even.js";
+import { REVIEW_SCORE_KEYS, type ReviewRowFields, type ReviewScoreKey } from "@wfbench/result-row";
 import type { ReviewFinding, ReviewLabel, ReviewScore } from "./schema.js";
 
-/** Score keys in the order they are flattened into result rows as `review_<key>`. */
-export const REVIEW_SCORE_KEYS = [
-  "true_positives",
-  "false_positives",
-  "false_negatives",
-  "precision",
-  "recall",
-  "f1",
-  "weighted_precision",
-  "weighted_recall",
-  "weighted_f1",
-  "blocker_recall",
-  "severity_accuracy",
-  "category_accuracy",
-  "grounded_evidence",
-  "verdict_correct",
-  "clean_control",
-  "clean_pass",
-  "score_finite",
-] as const satisfies readonly (keyof ReviewScore)[];
+/** Score keys in the order they are flattened into result rows as `review_<key>` (defined by the row contract). */
+export { REVIEW_SCORE_KEYS };
 
 function ratio(numerator: number, denominator: number): number | null {
   return denominator === 0 ? null : numerator / denominator;
@@ -134,9 +117,31 @@ export function isReviewOraclePassed(score: ReviewScore | null | undefined): boo
   return score != null && score.false_positives === 0 && score.false_negatives === 0 && score.verdict_correct;
 }
 
-/** Row fields for a review arm: `review_score`, `review_evidence_valid` and every `review_<key>` (null when unscored). */
-export function flattenReviewScore(score: ReviewScore | null): Record<string, unknown> {
-  const row: Record<string, unknown> = { review_score: score, review_evidence_valid: score !== null };
-  for (const key of REVIEW_SCORE_KEYS) row[`review_${key}`] = score === null ? null : score[key];
-  return row;
+/**
+ * Row fields for a review arm: `review_score` (the score itself), `review_evidence_valid` and every `review_<key>`
+ * (null when unscored), typed by the row contract; trusts a score from scoreReview.
+ */
+export function flattenReviewScore(score: ReviewScore | null): Omit<ReviewRowFields, "review_artifact"> {
+  const at = <K extends ReviewScoreKey>(key: K): ReviewScore[K] | null => (score === null ? null : score[key]);
+  return {
+    review_score: score,
+    review_evidence_valid: score !== null,
+    review_true_positives: at("true_positives"),
+    review_false_positives: at("false_positives"),
+    review_false_negatives: at("false_negatives"),
+    review_precision: at("precision"),
+    review_recall: at("recall"),
+    review_f1: at("f1"),
+    review_weighted_precision: at("weighted_precision"),
+    review_weighted_recall: at("weighted_recall"),
+    review_weighted_f1: at("weighted_f1"),
+    review_blocker_recall: at("blocker_recall"),
+    review_severity_accuracy: at("severity_accuracy"),
+    review_category_accuracy: at("category_accuracy"),
+    review_grounded_evidence: at("grounded_evidence"),
+    review_verdict_correct: at("verdict_correct"),
+    review_clean_control: at("clean_control"),
+    review_clean_pass: at("clean_pass"),
+    review_score_finite: at("score_finite"),
+  };
 }

@@ -3,5 +3,5 @@ export { SANDBOX_GATEWAY_SOCKET, SANDBOX_HOME, SANDBOX_TMP, SANDBOX_WORKSPACE } 
 export type { Mount, SandboxPolicyInput } from "./schema.js";
 export type { SandboxRunResult } from "./run-result.js";
 export { runSandboxed } from "./run-sandboxed.js";
-export type { BwrapRunOptions } from "./run-sandboxed.js";
+export type { BwrapRunOptions, HostIdentity } from "./run-sandboxed.js";
 export { preflight } from "./preflight.js";

@@ -21,9 +21,11 @@ export function listInheritableFds(above: number): number[] | null {
     let info: string;
     try {
       info = readFileSync(`/proc/self/fdinfo/${fd}`, "utf8");
-    } catch {
-      // Closed since the listing (e.g. the listing's own directory handle): nothing to inherit.
-      continue;
+    } catch (error) {
+      // Closed since the listing (e.g. the listing's own directory handle): nothing to inherit. Anything else (EMFILE
+      // when the harness is out of descriptors) leaves the fd unknown, and an unknown fd must not travel into bwrap.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      return null;
     }
     const flags = /^flags:\s+([0-7]+)$/m.exec(info)?.[1];
     if (flags === undefined) return null;

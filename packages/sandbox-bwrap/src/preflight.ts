@@ -5,7 +5,7 @@ import { parseSandboxPolicy } from "./build-argv.js";
 import { checkMountSources } from "./check-mount-sources.js";
 import { SandboxPreflightError, type PreflightFailureCode } from "./errors.js";
 import type { SandboxRunResult } from "./run-result.js";
-import { DEFAULT_BWRAP_PATH, runSandboxed, type BwrapRunOptions } from "./run-sandboxed.js";
+import { DEFAULT_BWRAP_PATH, runSandboxed, type BwrapRunOptions, type HostIdentity } from "./run-sandboxed.js";
 import type { SandboxPolicy, SandboxPolicyInput } from "./schema.js";
 
 const execFileAsync = promisify(execFile);
@@ -78,6 +78,8 @@ export interface PreflightOptions {
   readonly bwrapPath?: string;
   readonly timeoutMs?: number;
   readonly arch?: string;
+  /** The identity runs will use: bwrap then needs unprivileged user namespaces, which root does not. */
+  readonly hostIdentity?: HostIdentity;
 }
 
 const SYSCTL_FILES = [
@@ -120,7 +122,7 @@ let cachedReport: PreflightReport | null = null;
 export async function preflight(options: PreflightOptions = {}): Promise<PreflightReport> {
   const bwrapPath = options.bwrapPath ?? DEFAULT_BWRAP_PATH;
   const policy = options.policy ?? {};
-  const key = JSON.stringify([bwrapPath, options.arch ?? process.arch, policy]);
+  const key = JSON.stringify([bwrapPath, options.arch ?? process.arch, policy, options.hostIdentity ?? null]);
   if (cachedKey === key && cachedReport !== null) return cachedReport;
   const started = Date.now();
 
@@ -129,6 +131,7 @@ export async function preflight(options: PreflightOptions = {}): Promise<Preflig
     timeoutMs: options.timeoutMs ?? 10_000,
     graceMs: 1_000,
     ...(options.arch === undefined ? {} : { arch: options.arch }),
+    ...(options.hostIdentity === undefined ? {} : { hostIdentity: options.hostIdentity }),
   };
   const sources = await checkMountSources(parseSandboxPolicy(policy));
   if (!sources.ok) {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { accessSync, closeSync, constants as fsConstants, openSync, readFileSync } from "node:fs";
 import { readFile, readlink } from "node:fs/promises";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -15,11 +15,19 @@ import {
   type SandboxRunResult,
   type SandboxRunState,
 } from "./run-result.js";
-import { BwrapStatusRecordSchema, type SandboxPolicy, type SandboxPolicyInput } from "./schema.js";
+import { BwrapStatusRecordSchema, DEFAULT_SANDBOX_OPEN_FILES, type SandboxPolicy, type SandboxPolicyInput } from "./schema.js";
 import { superviseChild } from "./supervise-process.js";
 
 /** Default bwrap binary (Debian's package path). */
 export const DEFAULT_BWRAP_PATH = "/usr/bin/bwrap";
+/** util-linux prlimit: lowers RLIMIT_NOFILE on the host side and execs bwrap, so the limit covers the whole sandbox. */
+export const PRLIMIT_PATH = "/usr/bin/prlimit";
+
+/** A host uid/gid that bwrap itself runs as, so the sandbox's uid 1000 maps to it instead of to the caller's uid. */
+export interface HostIdentity {
+  readonly uid: number;
+  readonly gid: number;
+}
 
 /** Options of a bwrap run: the shared run options plus where bwrap is and which seccomp table to use. */
 export interface BwrapRunOptions extends RunOptions {
@@ -28,6 +36,12 @@ export interface BwrapRunOptions extends RunOptions {
   readonly hostLayout?: HostLayout;
   /** Node `process.arch` naming the seccomp table (default: the running arch); unknown arches fail closed. */
   readonly arch?: string;
+  /**
+   * Runs bwrap as this unprivileged host identity (the caller must be root). The sandbox user then is that uid on the
+   * host (`uid_map 1000 <uid> 1`), not host root: every mount source and its ancestors must be reachable by it, and
+   * writable ones owned by it. Absent: bwrap runs as the caller, so a root caller's sandbox user is host uid 0.
+   */
+  readonly hostIdentity?: HostIdentity;
 }
 
 let cachedLayout: Promise<HostLayout> | null = null;
@@ -146,7 +160,53 @@ export async function runSandboxed(
   }
   const sources = await checkMountSources(policy);
   if (!sources.ok) return setupFailure(started, sources.error.join("; "));
-  return spawnBwrap(options.bwrapPath ?? DEFAULT_BWRAP_PATH, argsFile, filter, commandLine, options, started);
+  return spawnBwrap(options.bwrapPath ?? DEFAULT_BWRAP_PATH, argsFile, filter, commandLine, options, started, {
+    maxOpenFiles: policy.maxOpenFiles,
+    ...(options.hostIdentity === undefined ? {} : { hostIdentity: options.hostIdentity }),
+  });
+}
+
+/** How bwrap itself is started: its RLIMIT_NOFILE (inherited by everything inside) and the host identity it runs as. */
+export interface BwrapLaunch {
+  readonly maxOpenFiles?: number;
+  readonly hostIdentity?: HostIdentity;
+}
+
+function spawnFailure(started: number, bwrapPath: string, error: unknown): SandboxRunResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return { ...setupFailure(started, `cannot start ${bwrapPath}: ${message}`), state: "spawn-failure" };
+}
+
+// Six stdio socketpairs plus libuv's exec-error pipe. A spawn that runs out of descriptors halfway keeps the parent
+// ends it already made (measured: 6 sockets lost per attempt on Node 20.20 / libuv 1.46), so a starved harness must not
+// even try: it would never get them back.
+const SPAWN_FD_HEADROOM = 16;
+
+function probeDescriptorHeadroom(): Error | null {
+  const probe: number[] = [];
+  try {
+    while (probe.length < SPAWN_FD_HEADROOM) probe.push(openSync("/dev/null", "r"));
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  } finally {
+    for (const fd of probe) closeSync(fd);
+  }
+}
+
+/** This process's hard RLIMIT_NOFILE from /proc/self/limits (Node has no getrlimit); null when unreadable or unlimited. */
+function readHardOpenFileLimit(): number | null {
+  try {
+    const line = /^Max open files\s+\S+\s+(\d+)\s/m.exec(readFileSync("/proc/self/limits", "utf8"));
+    return line?.[1] === undefined ? null : Number(line[1]);
+  } catch {
+    return null;
+  }
+}
+
+function isIdentity(identity: HostIdentity): boolean {
+  const valid = (id: number): boolean => Number.isSafeInteger(id) && id > 0 && id < 0xffff_ffff;
+  return valid(identity.uid) && valid(identity.gid);
 }
 
 /** Spawns bwrap with prepared args/seccomp bytes and supervises it; exported for tests of bwrap's own failures. */
@@ -157,23 +217,59 @@ export async function spawnBwrap(
   commandLine: readonly string[],
   options: RunOptions,
   started = Date.now(),
+  launch: BwrapLaunch = {},
 ): Promise<SandboxRunResult> {
+  const requested = launch.maxOpenFiles ?? DEFAULT_SANDBOX_OPEN_FILES;
+  if (!Number.isSafeInteger(requested) || requested < 1) return setupFailure(started, `invalid open-file limit ${String(requested)}`);
+  if (launch.hostIdentity !== undefined && !isIdentity(launch.hostIdentity)) {
+    return setupFailure(started, `host identity ${JSON.stringify(launch.hostIdentity)} is not an unprivileged uid/gid`);
+  }
+  // prlimit execs bwrap, so an exec failure would look like bwrap's own (no exit record); a missing bwrap is reported
+  // as what it is before anything starts.
+  try {
+    accessSync(bwrapPath, fsConstants.X_OK);
+  } catch (error) {
+    return spawnFailure(started, bwrapPath, error);
+  }
+  const headroom = probeDescriptorHeadroom();
+  if (headroom !== null) return spawnFailure(started, bwrapPath, headroom);
   // bwrap passes every inherited fd into the sandbox, where a directory fd is a way out (openat through
   // /proc/self/fd/N reaches the host tree). Fds the harness inherited without O_CLOEXEC are replaced by /dev/null
   // at the same number in the child, so nothing of the host's travels in.
   const inheritable = listInheritableFds(BWRAP_FDS.status);
   if (inheritable === null) return setupFailure(started, "cannot list this process's inherited file descriptors (/proc/self/fd)");
   const childFds: Array<"pipe" | "ignore" | number> = ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe"];
-  const devNull = inheritable.length === 0 ? null : openSync("/dev/null", "r");
-  for (const fd of inheritable) {
-    while (childFds.length < fd) childFds.push("ignore");
-    childFds[fd] = devNull ?? "ignore";
-  }
+  // Only ever lowered: raising the hard limit needs CAP_SYS_RESOURCE, which a containerised root often lacks.
+  const maxOpenFiles = Math.min(requested, readHardOpenFileLimit() ?? requested);
+  let devNull: number | null = null;
   let child: ChildProcess;
   try {
-    child = spawn(bwrapPath, commandLine, { detached: true, env: {}, stdio: childFds });
+    devNull = inheritable.length === 0 ? null : openSync("/dev/null", "r");
+    for (const fd of inheritable) {
+      while (childFds.length < fd) childFds.push("ignore");
+      childFds[fd] = devNull ?? "ignore";
+    }
+    // The limit is set on bwrap itself (soft = hard, so nothing inside can raise it) and inherited by the command:
+    // no helper process runs inside the sandbox, and the command stays pid 1 exactly as bwrap execs it.
+    child = spawn(PRLIMIT_PATH, [`--nofile=${maxOpenFiles}:${maxOpenFiles}`, "--", bwrapPath, ...commandLine], {
+      detached: true,
+      env: {},
+      stdio: childFds,
+      ...(launch.hostIdentity === undefined ? {} : { uid: launch.hostIdentity.uid, gid: launch.hostIdentity.gid }),
+    });
+  } catch (error) {
+    // Out of descriptors before the spawn (EMFILE opening /dev/null) or a synchronous spawn error.
+    return spawnFailure(started, bwrapPath, error);
   } finally {
     if (devNull !== null) closeSync(devNull);
+  }
+  // EMFILE/ENFILE while creating the pipes: Node hands back a child without pid or stdio and emits "error" next tick.
+  if (!Array.isArray(child.stdio)) {
+    const error = await new Promise<unknown>((resolve) => {
+      child.once("error", resolve);
+      setTimeout(() => resolve(new Error("spawn returned no stdio")), 1_000).unref();
+    });
+    return spawnFailure(started, bwrapPath, error);
   }
   const statusChunks: Buffer[] = [];
   const stdio: ReadonlyArray<Readable | Writable | null | undefined> = child.stdio;

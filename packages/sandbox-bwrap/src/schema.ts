@@ -12,6 +12,11 @@ export const SANDBOX_TMP = "/tmp";
 export const SANDBOX_GATEWAY_SOCKET = "/run/gateway.sock";
 /** Non-root uid/gid the sandboxed command runs as (root inside would disable Claude Code's permission modes). */
 export const SANDBOX_UID = 1000;
+/**
+ * Default RLIMIT_NOFILE (soft = hard) of everything in a sandbox. The harness's own limit is what a hostile cell
+ * would otherwise get to spend (20 000 here, often ~1M); the usual Linux default keeps builds and test runners working.
+ */
+export const DEFAULT_SANDBOX_OPEN_FILES = 1024;
 
 // Paths the sandbox itself provides; letting a policy mount over them would undo the allow-list root.
 const RESERVED_TARGET_ROOTS = ["/proc", "/dev", "/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc", "/run"];
@@ -101,6 +106,8 @@ export const SandboxPolicySchema = z
       .string()
       .regex(/^[a-z0-9][a-z0-9-]{0,62}$/)
       .default("sandbox"),
+    /** RLIMIT_NOFILE, soft and hard, of bwrap and everything it starts (nothing inside can raise it). */
+    maxOpenFiles: z.number().int().min(64).max(1_048_576).default(DEFAULT_SANDBOX_OPEN_FILES),
   })
   .strict()
   .superRefine((policy, ctx) => {

@@ -2,10 +2,11 @@ import { canonicalJson, sha256Hex } from "@wfbench/digest";
 import { EvidenceError, EvidenceOptionsError, reject, type EvidenceResult } from "./errors.js";
 import type { ParsedEvidenceStream } from "./parse-evidence-stream.js";
 import { RedactionCollision, createJsonRedactor } from "./redact-text.js";
+import { TRANSCRIPT_SOURCE } from "@wfbench/result-row";
 import { DEFAULT_MAX_BYTES, SecretsSchema, isJsonObject, type StreamEvent } from "./schema.js";
 
-/** Where transcript bytes came from; recorded in the row next to the sha256. */
-export const TRANSCRIPT_SOURCE = "parent-captured-stream-json";
+/** Where transcript bytes came from; recorded in the row next to the sha256 (the row contract's constant). */
+export { TRANSCRIPT_SOURCE };
 
 /** A redacted canonical JSONL transcript, ready to be written as is. */
 export interface TranscriptArtifact {

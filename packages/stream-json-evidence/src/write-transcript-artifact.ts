@@ -2,17 +2,13 @@ import { chmod, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { sha256Hex } from "@wfbench/digest";
 import { isDurableFsError, writeFileExclusive } from "@wfbench/durable-fs";
+import { TRANSCRIPT_SOURCE, type TranscriptArtifactRecord } from "@wfbench/result-row";
 import { EvidenceArtifactError } from "./errors.js";
-import { TRANSCRIPT_SOURCE, type TranscriptArtifact } from "./redact-transcript.js";
+import type { TranscriptArtifact } from "./redact-transcript.js";
 import { SESSION_ID_PATTERN, TRANSCRIPT_PREFIX_PATTERN } from "./schema.js";
 
-/** The row's record of a persisted transcript. */
-export interface TranscriptArtifactRecord {
-  readonly path: string;
-  readonly sha256: string;
-  readonly bytes: number;
-  readonly source: typeof TRANSCRIPT_SOURCE;
-}
+/** The row's record of a persisted transcript (the row contract's shape). */
+export type { TranscriptArtifactRecord };
 
 /**
  * Writes a redacted transcript as `<directory>/<prefix>-<sessionId>.jsonl` (directory 0700, file 0600, exclusive

@@ -6,3 +6,5 @@ export { createTaskSourceResolver } from "./resolve-task-source.js";
 export type { ResolvedSource } from "./resolve-task-source.js";
 export { digestTaskPrompt } from "./digest-task-prompt.js";
 export { isReviewTask } from "./is-review-task.js";
+export { buildTaskBinding } from "./build-task-binding.js";
+export type { TaskDefinitionBinding } from "./build-task-binding.js";

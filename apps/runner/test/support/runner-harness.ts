@@ -53,6 +53,8 @@ export interface RunRunnerOptions {
   capture?: boolean;
   /** Called after every stdout chunk with all stdout so far, and the child so a test can signal it mid-run. */
   onStdout?: (stdout: string, child: ChildProcess) => void;
+  /** Extra environment (e.g. TMPDIR, to see the scratch dirs the runner leaves); PATH and HOME come from the host. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** Spawns the runner from source with only PATH and HOME from the host (no key, no CI flags) and waits for it to close. */
@@ -61,7 +63,7 @@ export function runRunner(args: readonly string[], options: RunRunnerOptions = {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", RUNNER_MAIN, ...args], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root" },
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root", ...options.env },
       stdio: capture ? ["ignore", "pipe", "pipe"] : "ignore",
     });
     let stdout = "";

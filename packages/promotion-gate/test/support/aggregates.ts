@@ -1,17 +1,21 @@
 import type { Aggregate, ImplementationPolicy, ReviewPolicy } from "../../src/index.js";
 import { buildCandidatePolicy } from "../../src/index.js";
 
-/** A fully measured implementation aggregate: 3 valid runs, all resolved, cost 1.0; override any field. */
+/**
+ * A fully measured implementation aggregate: 3 valid runs, all resolved, cost 1.0; override any field. Derived counts
+ * follow the overrides (every row fresh, so resolved_fresh = resolved), keeping the §5.2 invariants the gate checks.
+ */
 export function makeAggregate(overrides: Partial<Aggregate> = {}): Aggregate {
   const runs = overrides.runs ?? 3;
   const valid = overrides.valid_runs ?? runs - (overrides.excluded_runs ?? 0);
+  const resolved = overrides.resolved ?? valid;
   return {
     class: "trivial",
     runs,
     valid_runs: valid,
     excluded_runs: runs - valid,
-    resolved: valid,
-    resolved_fresh: valid,
+    resolved,
+    resolved_fresh: resolved,
     fresh_attempts: runs,
     execution_failures: 0,
     evidence_failures: 0,

@@ -9,6 +9,9 @@ export const OVERLAY: readonly OverlayFile[] = [
   { path: ".claude/skills/gitnexus-work/SKILL.md", bytes: Buffer.from("# work v2\n") },
 ];
 
+/** The GitNexus suite's evaluated skills (the original's fixed CANDIDATE_SKILLS), the skills OVERLAY may replace. */
+export const OVERLAY_SKILLS: readonly string[] = ["gitnexus-plan", "gitnexus-review", "gitnexus-work"];
+
 export const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
 /** A temp repository holding the base bytes of every mirror target of OVERLAY; returns root and expected bases. */

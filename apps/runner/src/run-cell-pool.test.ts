@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { runCellPool } from "./run-cell-pool.js";
+
+const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("runCellPool", () => {
+  it("runs every item, never more than `workers` at once", async () => {
+    let running = 0;
+    let peak = 0;
+    const outcome = await runCellPool([30, 10, 20, 5, 15], 2, new AbortController().signal, async (ms, index) => {
+      running += 1;
+      peak = Math.max(peak, running);
+      await tick(ms);
+      running -= 1;
+      return index;
+    });
+    expect(outcome.failure).toBeNull();
+    expect([...outcome.results].sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(peak).toBe(2);
+  });
+
+  it("when one item throws, waits for the items still running and starts no new one", async () => {
+    const events: string[] = [];
+    const boom = new Error("harness bug");
+    const outcome = await runCellPool(["slow", "bad", "later", "never"], 2, new AbortController().signal, async (item) => {
+      events.push(`start ${item}`);
+      if (item === "bad") {
+        await tick(10);
+        throw boom;
+      }
+      await tick(item === "slow" ? 150 : 5);
+      events.push(`end ${item}`);
+      return item;
+    });
+    events.push("pool settled");
+    expect(outcome.failure).toEqual({ index: 1, error: boom });
+    expect(outcome.results).toEqual(["slow"]);
+    // The slow cell finished before the pool returned (its gateway and work dir were still there), nothing new started.
+    expect(events).toEqual(["start slow", "start bad", "end slow", "pool settled"]);
+  });
+
+  it("starts nothing once the signal aborts, and lets the running item finish", async () => {
+    const controller = new AbortController();
+    const started: number[] = [];
+    const outcome = await runCellPool([0, 1, 2, 3], 1, controller.signal, async (item) => {
+      started.push(item);
+      if (item === 1) controller.abort();
+      await tick(5);
+      return item;
+    });
+    expect(started).toEqual([0, 1]);
+    expect(outcome.results).toEqual([0, 1]);
+    expect(outcome.failure).toBeNull();
+  });
+
+  it("runs nothing for an empty list or zero workers", async () => {
+    const run = async (): Promise<number> => 1;
+    expect(await runCellPool([], 3, new AbortController().signal, run)).toEqual({ results: [], failure: null });
+    expect(await runCellPool([1], 0, new AbortController().signal, run)).toEqual({ results: [], failure: null });
+  });
+});

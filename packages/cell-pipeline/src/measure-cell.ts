@@ -1,0 +1,99 @@
+import { join } from "node:path";
+import { writeFileExclusive } from "@wfbench/durable-fs";
+import { createBwrapOracleRunner, readReviewLabels, runHiddenOracle } from "@wfbench/oracle-snapshot";
+import { REVIEW_OUTPUT_ENV_VAR, SANDBOX_REVIEW_OUTPUT, SANDBOX_REVIEW_OUTPUT_PATH } from "@wfbench/review-scoring";
+import { runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
+import { redactText } from "@wfbench/stream-json-evidence";
+import { buildSandboxEnv } from "./build-sandbox-env.js";
+import type { RunCellInput } from "./cell-input.js";
+import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
+import { recordFields, type CellDraft } from "./empty-row.js";
+import { CellPipelineError } from "./errors.js";
+import { digestWorkspaceDiff, measureWorkspace } from "./inspect-workspace.js";
+import type { MeasuredFacts } from "./judge-cell.js";
+import type { PreparedCell } from "./prepare-cell.js";
+import { copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
+
+const VERIFY_TAIL_CHARS = 4000;
+
+/** The review artifact's in-sandbox path under both env names (WFBENCH_* and the original GITNEXUS_BENCH_* alias). */
+const REVIEW_OUTPUT_ENV = { [REVIEW_OUTPUT_ENV_VAR]: SANDBOX_REVIEW_OUTPUT_PATH, WFBENCH_REVIEW_OUTPUT: SANDBOX_REVIEW_OUTPUT_PATH };
+
+async function runVerify(workspace: string, command: string, timeoutMs: number, signal?: AbortSignal, reviewOutputDir?: string): Promise<{ passed: boolean; output: string }> {
+  // Review verify reads the artifact through a read-only mount of its directory (reference §6.2).
+  const mounts: Mount[] = reviewOutputDir === undefined ? [] : [{ source: reviewOutputDir, target: SANDBOX_REVIEW_OUTPUT, mode: "ro" }];
+  const env = reviewOutputDir === undefined ? buildSandboxEnv() : { ...buildSandboxEnv(), ...REVIEW_OUTPUT_ENV };
+  const result = await runSandboxed(
+    { workspace: { hostPath: workspace, mode: "ro" }, mounts, env, network: { mode: "none" } },
+    ["/bin/sh", "-c", command],
+    { timeoutMs, maxStdoutBytes: 1024 * 1024, ...(signal === undefined ? {} : { signal }) },
+  );
+  const state = result.state === "exited" ? `[verify exited ${String(result.exitCode)}]` : `[verify ${result.state}]`;
+  const text = `${result.stdout.toString("utf8")}${result.stderrTail}`;
+  return { passed: result.ok, output: `${text.slice(-VERIFY_TAIL_CHARS)}\n${state}` };
+}
+
+async function writePatch(outDir: string, name: string, patch: Buffer): Promise<string> {
+  // Exclusive, no-follow, 0600, file and directory fsynced: the row names the patch once this returns.
+  await writeFileExclusive(join(outDir, name), patch, { mode: 0o600 });
+  return name;
+}
+
+/** A cell whose sessions ran to the end, ready to be measured. */
+export interface MeasureCellInput {
+  readonly input: RunCellInput;
+  readonly prepared: PreparedCell;
+  readonly evaluatedSkills: readonly string[];
+  /** The private review-output directory of a review arm, null for the others. */
+  readonly reviewDir: string | null;
+  /** `<task>-<arm>-run<N>`: the stem of the patch and review artifact names. */
+  readonly label: string;
+  readonly secrets: readonly string[];
+}
+
+/** What measuring found that judging needs (the session facts and the arm kind come from elsewhere). */
+export type Measurement = Pick<MeasuredFacts, "skillsChanged" | "verifyPassed" | "oraclePassed" | "reviewInvalid" | "diffUnchanged">;
+
+/**
+ * Measures a cell after its model exited: the skill fingerprint again, the visible verify (workspace read-only, no
+ * network), the hidden oracle staged only now (or, for a review arm, the artifact scored against labels read only
+ * now, and copied out), churn and the patch (written 0600, exclusive), and the diff digest again. Writes each
+ * measurement into the draft as soon as it is known; decides nothing (judgeCell does). Environment failures throw;
+ * hidden labels that do not parse throw CELL_PIPELINE_REVIEW_LABELS_INVALID (a harness fault).
+ */
+export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Promise<Measurement> {
+  const { input, prepared, secrets } = cell;
+  const { workspace, baseSha } = prepared;
+  const skillsAfter = await computeSkillFingerprint(workspace, cell.evaluatedSkills).catch(() => "unreadable");
+
+  const verify = await runVerify(workspace, input.task.verify, input.timeoutMs, input.signal, cell.reviewDir ?? undefined);
+  const verifyOutput = redactText(verify.output, secrets);
+  recordFields(draft, { authored_tests_passed: verify.passed, authored_test_output: verifyOutput, verify_output: verifyOutput });
+  let verdict: { passed: boolean; output: string };
+  let reviewInvalid: string | null = null;
+  if (cell.reviewDir !== null) {
+    // The review "oracle" is the scoring (reference §5.1): labels come from the snapshot captured before the sweep
+    // and are read only now, after the model exited; they never enter a sandbox the model can see.
+    const labels = readReviewLabels(input.oracle);
+    if (!labels.ok) throw new CellPipelineError("CELL_PIPELINE_REVIEW_LABELS_INVALID", labels.error.message);
+    const scored = scoreReviewArtifact(cell.reviewDir, labels.value);
+    verdict = { passed: scored.oraclePassed, output: scored.oracleOutput };
+    recordFields(draft, { ...scored.fields, review_artifact: await copyReviewArtifact(cell.reviewDir, input.outDir, `${cell.label}.review.json`) });
+    reviewInvalid = scored.invalid === null ? null : redactText(scored.invalid, secrets);
+  } else {
+    verdict = await runHiddenOracle(input.oracle, {
+      workspaceDir: workspace,
+      privateRoot: prepared.privateRoot,
+      runner: createBwrapOracleRunner({ env: buildSandboxEnv() }),
+      timeoutMs: input.timeoutMs,
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
+    });
+  }
+  recordFields(draft, { oracle_passed: verdict.passed, oracle_output: verdict.output });
+
+  const { churn, patch } = await measureWorkspace(workspace, baseSha, input.signal);
+  recordFields(draft, { diff_files: churn.files, diff_insertions: churn.insertions, diff_deletions: churn.deletions });
+  draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, patch);
+  const diffAfter = await digestWorkspaceDiff(workspace, baseSha, input.signal);
+  return { skillsChanged: skillsAfter !== prepared.skillDigest, verifyPassed: verify.passed, oraclePassed: verdict.passed, reviewInvalid, diffUnchanged: diffAfter === prepared.diffBefore };
+}

@@ -1,0 +1,70 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { materializeCell } from "@wfbench/clone-sanitizer";
+import { isCandidateArm } from "@wfbench/result-row";
+import { runSandboxed } from "@wfbench/sandbox-bwrap";
+import { redactText } from "@wfbench/stream-json-evidence";
+import { applyCandidateOverlay } from "./apply-candidate-overlay.js";
+import { buildSandboxEnv } from "./build-sandbox-env.js";
+import type { RunCellInput } from "./cell-input.js";
+import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
+import type { CellDraft } from "./empty-row.js";
+import { digestWorkspaceDiff, readWorkspaceHead } from "./inspect-workspace.js";
+
+/** A task's setup command gets ten minutes (workspace writable, no network). */
+const SETUP_TIMEOUT_MS = 600_000;
+
+/** A cell ready for its sessions: private directories, the clone, and what the diff is measured against. */
+export interface PreparedCell {
+  readonly ok: true;
+  readonly workspace: string;
+  readonly home: string;
+  readonly tmp: string;
+  readonly privateRoot: string;
+  /** HEAD after setup and overlay: the diff base (`variant_head_sha`). */
+  readonly baseSha: string;
+  /** The evaluated skills' fingerprint before any session (`skill_digest`). */
+  readonly skillDigest: string | null;
+  /** The non-plan diff digest before any session (for no-work-produced). */
+  readonly diffBefore: string;
+}
+
+/** The task's setup command failed: the cell stops here as an infra error. */
+export interface SetupFailed {
+  readonly ok: false;
+  /** `setup <state> (exit <code>): <redacted stderr tail>`. */
+  readonly detail: string;
+}
+
+async function privateDir(path: string): Promise<string> {
+  await mkdir(path, { mode: 0o700 });
+  return path;
+}
+
+/**
+ * Prepares a cell inside its private root: home (with `.claude`), tmp and private directories (0700), a private copy
+ * of the sanitized template, the task's setup in the sandbox (no network), the candidate overlay committed on top for
+ * candidate arms, then HEAD, the skill fingerprint and the diff digest before any session. Records
+ * `variant_head_sha` and `skill_digest` in the draft as soon as they are known, so a later failure keeps them.
+ * Returns SetupFailed for a failed setup; environment failures throw.
+ */
+export async function prepareCell(input: RunCellInput, cellRoot: string, draft: CellDraft, secrets: readonly string[], evaluatedSkills: readonly string[]): Promise<PreparedCell | SetupFailed> {
+  const signal = input.signal === undefined ? {} : { signal: input.signal };
+  const home = await privateDir(join(cellRoot, "home"));
+  await mkdir(join(home, ".claude"), { mode: 0o700 });
+  const tmp = await privateDir(join(cellRoot, "tmp"));
+  const privateRoot = await privateDir(join(cellRoot, "private"));
+  const clone = await materializeCell(input.template, { parentDir: cellRoot, ...signal });
+  const workspace = clone.path;
+  if (input.task.setup !== null) {
+    const setup = await runSandboxed({ workspace: { hostPath: workspace, mode: "rw" }, env: buildSandboxEnv(), network: { mode: "none" } }, ["/bin/sh", "-lc", input.task.setup], { timeoutMs: SETUP_TIMEOUT_MS, ...signal });
+    if (!setup.ok) return { ok: false, detail: `setup ${setup.state} (exit ${String(setup.exitCode)}): ${redactText(setup.stderrTail.slice(-1500), secrets)}` };
+  }
+  if (isCandidateArm(input.arm) && input.overlay !== undefined) await applyCandidateOverlay(workspace, input.overlay.files, input.timeoutMs, input.signal);
+  const baseSha = await readWorkspaceHead(workspace, input.signal);
+  draft.variant_head_sha = baseSha;
+  const skillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
+  draft.skill_digest = skillDigest;
+  const diffBefore = await digestWorkspaceDiff(workspace, baseSha, input.signal);
+  return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore };
+}

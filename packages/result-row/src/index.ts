@@ -1,0 +1,31 @@
+export { ResultRowError, isResultRowError } from "./errors.js";
+export type { ResultRowErrorCode } from "./errors.js";
+export {
+  CANDIDATE_ARMS,
+  CANDIDATE_ARM_NAMES,
+  DEFAULT_ARMS,
+  IMPLEMENTATION_ARMS,
+  KNOWN_ARMS,
+  REVIEW_ARMS,
+  SUPPORTED_ARMS,
+  isCandidateArm,
+  isSupportedArm,
+  resolveIncumbentArm,
+} from "./arms.js";
+export type { Arm, CandidateArm, IncumbentArm, KnownArm } from "./arms.js";
+export { ERROR_KINDS, EVIDENCE_FAILURE_KINDS, EXCLUDED_ERROR_KINDS, EXECUTION_FAILURE_KINDS, isErrorKind, isExcludedErrorKind } from "./error-kinds.js";
+export type { ErrorKind } from "./error-kinds.js";
+export { REVIEW_METRIC_FIELDS, REVIEW_SCORE_KEYS, ReviewRowFieldsSchema, ReviewScoreSchema } from "./review-fields.js";
+export type { ReviewMetricField, ReviewRowFields, ReviewScore, ReviewScoreKey } from "./review-fields.js";
+export {
+  ErrorDetailSchema,
+  ParsedRowSchema,
+  ROW_SCHEMA_VERSION,
+  ResultRowSchema,
+  SessionErrorDetailSchema,
+  TRANSCRIPT_SOURCE,
+  TranscriptArtifactRecordSchema,
+} from "./row-schema.js";
+export type { ErrorDetail, ParsedRow, ResultRow, ResultRowFields, SessionErrorDetail, TranscriptArtifactRecord } from "./row-schema.js";
+export { buildResultRow, parseResultRow } from "./parse-row.js";
+export type { ParseRowResult, RowRefusal } from "./parse-row.js";
