@@ -52,6 +52,8 @@ function writeScript(path: string): void {
       // The control: the model side fails (404 model not found; the CLI gives up after one retry). That is an outage,
       // not the candidate's doing, and stays excluded.
       { name: "outage", match: { contains: "ATTR-OUTAGE-88bb", in: "first_user" }, turns: [{ ...done, faults: [{ kind: "http_error", status: 404, error_type: "not_found_error", message: "model not found", times: 5 }] }] },
+      // Candidate code the oracle imports never returns: the oracle times out (--timeout 25).
+      trajectory("hang-oracle", "ATTR-HANG-99cc", "printf '\\nfor (;;) {}\\n' >> /workspace/src/math.js; echo HANG_PLANTED=yes"),
       trajectory("late-kill", "ATTR-LATE-77aa", `${EDIT}; (sleep 2; kill -TERM 1) >/dev/null 2>&1 & echo KILL_SCHEDULED=yes`, slowDone),
     ],
   };
@@ -79,7 +81,7 @@ beforeAll(async () => {
   if (tools.skip) return;
   mkdirSync(scratch);
   writeScript(join(base, "script.json"));
-  const args = ["--tasks", join(FIXTURE, "suite.yaml"), "--script", join(base, "script.json"), "--oracles", join(REPO_ROOT, "oracles"), "--arms", "baseline", "--workers", "2", "--out", out];
+  const args = ["--tasks", join(FIXTURE, "suite.yaml"), "--script", join(base, "script.json"), "--oracles", join(REPO_ROOT, "oracles"), "--arms", "baseline", "--workers", "2", "--timeout", "25", "--out", out];
   result = await runRunner(args, { env: { TMPDIR: scratch } });
   rows = readResultRows(out);
   process.stderr.write(`failure attribution rows: ${rows.map((r) => `${String(r["task"])}=${String(r["error_kind"])}`).join(" ")}\n`);
@@ -87,7 +89,7 @@ beforeAll(async () => {
 
 afterAll(() => (process.env["KEEP_ATTRIBUTION"] === "1" ? undefined : removeAll(base)));
 
-const TASKS = ["deep-tree", "honest-fail", "huge-file", "interrupt-cli", "kill-cli", "late-kill", "remove-git"];
+const TASKS = ["deep-tree", "hang-oracle", "honest-fail", "huge-file", "interrupt-cli", "kill-cli", "late-kill", "remove-git"];
 const EXCLUDED = ["session-error", "infra-error", "cleanup-failure", "evidence-unverified", "cancelled"];
 
 function toolResults(task: string): string {
@@ -117,6 +119,12 @@ describe.skipIf(tools.skip)("failing candidates cannot launder their failure int
 
   it("the honest failing candidate is oracle-failed, a valid unresolved run", () => {
     expect(rowOf("honest-fail")).toMatchObject({ error_kind: "oracle-failed", resolved: false });
+  });
+
+  it("candidate code that hangs the hidden oracle fails it, as a hanging verify fails verify", () => {
+    expect(toolResults("hang-oracle")).toContain("HANG_PLANTED=yes");
+    expect(rowOf("hang-oracle")).toMatchObject({ error_kind: "oracle-failed", resolved: false, oracle_passed: false });
+    expect(String(rowOf("hang-oracle")["oracle_output"])).toMatch(/timeout|did not finish/u);
   });
 
   it("a CLI its own tools killed is session-aborted-by-agent: no result event, a signal the harness never sent", () => {

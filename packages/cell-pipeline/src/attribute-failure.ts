@@ -12,6 +12,10 @@ export interface FailureContext {
 // Host resources, not the tree: running out of descriptors, memory or disk is the host's state, whoever filled it.
 const HOST_RESOURCE_CODES = new Set(["EMFILE", "ENFILE", "ENOMEM", "ENOSPC", "EDQUOT", "EIO", "EAGAIN", "EINTR", "ECANCELED", "ABORT_ERR"]);
 
+// Only code running in the cell (the candidate's, imported by the oracle) can change the stage or the mountpoint in its
+// workspace between staging and the check after the oracle, or plant the stage's name there.
+const CELL_CAUSED_CODES = new Set(["CELL_PIPELINE_WORKSPACE_REFUSED", "ORACLE_STAGE_TAMPERED", "ORACLE_MOUNTPOINT_CHANGED", "ORACLE_STAGE_COLLISION"]);
+
 function isUnder(path: string, root: string): boolean {
   const rel = relative(root, path);
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
@@ -20,14 +24,15 @@ function isUnder(path: string, root: string): boolean {
 /**
  * Root cause of a failure that interrupted a cell or its removal. `workspace` (the candidate's failure) only after a
  * session started, and only for: git refusing the workspace it had read before the session
- * (CELL_PIPELINE_WORKSPACE_REFUSED), or a filesystem error about a path inside a candidate-writable root that is not
+ * (CELL_PIPELINE_WORKSPACE_REFUSED), a hidden-oracle stage or mountpoint changed or its name planted in the workspace
+ * (ORACLE_STAGE_TAMPERED / ORACLE_MOUNTPOINT_CHANGED / ORACLE_STAGE_COLLISION), or a filesystem error about a path inside a candidate-writable root that is not
  * a host-resource error (a chain past PATH_MAX, a planted link or FIFO, a mode the candidate set). Everything else,
  * and everything before the first session (setup is the task's, not the candidate's), is the harness's. Pure.
  */
 export function attributeFailure(error: unknown, context: FailureContext): FailureOrigin {
   if (!context.sessionsStarted || !(error instanceof Error)) return "harness";
   const e = error as NodeJS.ErrnoException & { dest?: unknown };
-  if (e.code === "CELL_PIPELINE_WORKSPACE_REFUSED") return "workspace";
+  if (typeof e.code === "string" && CELL_CAUSED_CODES.has(e.code)) return "workspace";
   if (typeof e.code !== "string" || typeof e.syscall !== "string" || HOST_RESOURCE_CODES.has(e.code)) return "harness";
   const paths = [e.path, e.dest].filter((p): p is string => typeof p === "string" && isAbsolute(p));
   return paths.length > 0 && paths.every((path) => context.candidateRoots.some((root) => isUnder(path, root))) ? "workspace" : "harness";

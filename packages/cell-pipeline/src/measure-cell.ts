@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { writeFileExclusive } from "@wfbench/durable-fs";
-import { createBwrapOracleRunner, readReviewLabels, runHiddenOracle } from "@wfbench/oracle-snapshot";
+import { ORACLE_OUTPUT, createBwrapOracleRunner, isOracleError, readReviewLabels, runHiddenOracle } from "@wfbench/oracle-snapshot";
 import { REVIEW_OUTPUT_ENV_VAR, SANDBOX_REVIEW_OUTPUT, SANDBOX_REVIEW_OUTPUT_PATH } from "@wfbench/review-scoring";
 import { runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
 import { redactText } from "@wfbench/stream-json-evidence";
@@ -54,6 +54,14 @@ export interface MeasureCellInput {
 /** What measuring found that judging needs (the session facts and the arm kind come from elsewhere). */
 export type Measurement = Pick<MeasuredFacts, "skillsChanged" | "verifyPassed" | "oraclePassed" | "reviewInvalid" | "diffUnchanged" | "workspaceInvalid">;
 
+// The oracle ran the candidate's code and it never finished (an endless loop, a hang): like a verify that times out,
+// a failed oracle, not an environment failure. The oracle's stage checks ran before this error was thrown.
+function ranOutOfTime(error: unknown): string | null {
+  if (!isOracleError(error) || error.code !== "ORACLE_RUN_INFRASTRUCTURE") return null;
+  const state = (error as { state?: unknown }).state;
+  return state === "timeout" || state === "forced-kill" ? state : null;
+}
+
 function isRefusal(error: unknown): error is CellPipelineError {
   return error instanceof CellPipelineError && error.code === "CELL_PIPELINE_WORKSPACE_REFUSED";
 }
@@ -87,13 +95,19 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
     recordFields(draft, { ...scored.fields, review_artifact: await copyReviewArtifact(cell.reviewDir, input.outDir, `${cell.label}.review.json`) });
     reviewInvalid = scored.invalid === null ? null : redactText(scored.invalid, secrets);
   } else {
-    verdict = await runHiddenOracle(input.oracle, {
-      workspaceDir: workspace,
-      privateRoot: prepared.privateRoot,
-      runner: createBwrapOracleRunner({ env: buildSandboxEnv() }),
-      timeoutMs: input.timeoutMs,
-      ...(input.signal === undefined ? {} : { signal: input.signal }),
-    });
+    try {
+      verdict = await runHiddenOracle(input.oracle, {
+        workspaceDir: workspace,
+        privateRoot: prepared.privateRoot,
+        runner: createBwrapOracleRunner({ env: buildSandboxEnv() }),
+        timeoutMs: input.timeoutMs,
+        ...(input.signal === undefined ? {} : { signal: input.signal }),
+      });
+    } catch (error) {
+      const state = ranOutOfTime(error);
+      if (state === null) throw error;
+      verdict = { passed: false, output: `${ORACLE_OUTPUT.failed} (did not finish: ${state})` };
+    }
   }
   recordFields(draft, { oracle_passed: verdict.passed, oracle_output: verdict.output });
 

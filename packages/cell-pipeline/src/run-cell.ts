@@ -1,6 +1,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
-import { isSanitizerError, removeTree } from "@wfbench/clone-sanitizer";
+import { isSanitizerError } from "@wfbench/clone-sanitizer";
+import { removeTree } from "@wfbench/durable-fs";
 import { ORACLE_OUTPUT, isOracleError } from "@wfbench/oracle-snapshot";
 import { buildResultRow, isCandidateArm, resolveIncumbentArm, type ResultRow } from "@wfbench/result-row";
 import { isSandboxError } from "@wfbench/sandbox-bwrap";
