@@ -43,6 +43,19 @@ describe("listPlanDocuments / diffPlanDocuments", () => {
     expect(last.unsafe).toEqual(["docs/plans/link.md"]);
   });
 
+  it("never lists or reads through a `docs` link onto the host: the plan directory is flagged unsafe", async () => {
+    const host = tempDir();
+    mkdirSync(join(host, "plans"));
+    writeFileSync(join(host, "plans/host-secret.md"), "host");
+    const ws = tempDir();
+    symlinkSync(host, join(ws, "docs"));
+    expect(await listPlanDocuments(ws)).toEqual({ docs: new Map(), unsafe: ["docs/plans"] });
+    const nested = tempDir();
+    mkdirSync(join(nested, "docs"));
+    symlinkSync(join(host, "plans"), join(nested, "docs/plans"));
+    expect((await listPlanDocuments(nested)).unsafe).toEqual(["docs/plans"]);
+  });
+
   it("returns nothing when there is no plan directory", async () => {
     expect((await listPlanDocuments(tempDir())).docs.size).toBe(0);
   });
@@ -75,5 +88,22 @@ describe("computeSkillFingerprint", () => {
     await expect(computeSkillFingerprint(ws, ["missing"])).rejects.toMatchObject({ code: "CELL_PIPELINE_SKILL_INVALID" });
     symlinkSync("/etc/passwd", join(ws, ".claude/skills/work/leak.md"));
     await expect(computeSkillFingerprint(ws, ["work"])).rejects.toMatchObject({ code: "CELL_PIPELINE_SKILL_INVALID" });
+  });
+
+  it("follows no link in any component: a `.claude` swapped for a link to a host tree is refused, not read", async () => {
+    const host = skillTree();
+    const ws = tempDir();
+    symlinkSync(join(host, ".claude"), join(ws, ".claude"));
+    await expect(computeSkillFingerprint(ws, ["work"])).rejects.toMatchObject({ code: "CELL_PIPELINE_SKILL_INVALID" });
+    const nested = tempDir();
+    mkdirSync(join(nested, ".claude"));
+    symlinkSync(join(host, ".claude/skills"), join(nested, ".claude/skills"));
+    await expect(computeSkillFingerprint(nested, ["work"])).rejects.toMatchObject({ code: "CELL_PIPELINE_SKILL_INVALID" });
+  });
+
+  it("refuses more than 4 MiB of skill bytes", async () => {
+    const ws = skillTree();
+    writeFileSync(join(ws, ".claude/skills/work/big.md"), Buffer.alloc(4 * 1024 * 1024));
+    await expect(computeSkillFingerprint(ws, ["work"])).rejects.toMatchObject({ code: "CELL_PIPELINE_SKILL_INVALID", message: "evaluated skills exceed 4 MiB" });
   });
 });

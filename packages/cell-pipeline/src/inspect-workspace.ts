@@ -1,6 +1,5 @@
-import { lstat, readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { sha256Hex } from "@wfbench/digest";
+import { sha256Hex, sha256Stream } from "@wfbench/digest";
+import { isDurableFsError, listUnderRoot, openUnderRoot } from "@wfbench/durable-fs";
 import { runSandboxed } from "@wfbench/sandbox-bwrap";
 import { PLAN_DIR } from "./arms.js";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
@@ -78,22 +77,45 @@ export async function measureWorkspace(workspace: string, baseSha: string, signa
   return { churn: parseShortstat(stat.stdout.toString("utf8")), patch: patch.stdout, patchTruncated: patch.overflow };
 }
 
-/** Plan documents: direct `*.md` / `*.html` entries of docs/plans with their sha256; a symlink or special entry is flagged. */
+/**
+ * Plan documents: direct `*.md` / `*.html` entries of docs/plans with their sha256; a symlink or special entry is
+ * flagged. Every component is opened no-follow (@wfbench/durable-fs), so a `docs` or `docs/plans` the agent turned
+ * into a link to a host directory is flagged as unsafe (`docs/plans`), never listed or read.
+ */
 export async function listPlanDocuments(workspace: string): Promise<{ docs: ReadonlyMap<string, string>; unsafe: readonly string[] }> {
-  const dir = join(workspace, PLAN_DIR);
   const docs = new Map<string, string>();
   const unsafe: string[] = [];
-  const stat = await lstat(dir).catch(() => null);
-  if (stat === null) return { docs, unsafe };
-  if (!stat.isDirectory()) return { docs, unsafe: [PLAN_DIR] };
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
+  let entries;
+  try {
+    entries = await listUnderRoot(workspace, PLAN_DIR);
+  } catch (error) {
+    if (isDurableFsError(error) && error.errno === "ENOENT") return { docs, unsafe };
+    if (isDurableFsError(error) && error.code === "DURABLE_FS_NOT_FOLLOWED") return { docs, unsafe: [PLAN_DIR] };
+    throw error;
+  }
+  for (const entry of entries) {
     if (!/\.(?:md|html)$/u.test(entry.name)) continue;
     const rel = `${PLAN_DIR}/${entry.name}`;
     if (!entry.isFile()) {
       unsafe.push(rel);
       continue;
     }
-    docs.set(rel, sha256Hex(await readFile(join(dir, entry.name))));
+    let handle;
+    try {
+      handle = await openUnderRoot(workspace, rel, "file");
+    } catch (error) {
+      // Swapped for a link or a FIFO since it was listed: as unsafe as if it had been one then.
+      if (isDurableFsError(error) && error.code === "DURABLE_FS_NOT_FOLLOWED") {
+        unsafe.push(rel);
+        continue;
+      }
+      throw error;
+    }
+    try {
+      docs.set(rel, (await sha256Stream(handle.createReadStream({ autoClose: false }))).sha256);
+    } finally {
+      await handle.close();
+    }
   }
   return { docs, unsafe };
 }

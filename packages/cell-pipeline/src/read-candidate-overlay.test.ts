@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execFileSync } from "node:child_process";
@@ -71,6 +71,17 @@ describe("readCandidateOverlay", () => {
     ["a fifo", (r) => { mkdirSync(join(r, ".claude/skills/demo-work"), { recursive: true }); execFileSync("mkfifo", [join(r, ".claude/skills/demo-work/SKILL.md")]); }, "not-regular-file", ".claude/skills/demo-work/SKILL.md"],
     ["65 files", (r) => { mkdirSync(join(r, ".claude/skills/demo-work"), { recursive: true }); for (let i = 0; i < 65; i += 1) writeFileSync(join(r, `.claude/skills/demo-work/f${String(i).padStart(2, "0")}.md`), "x"); }, "too-many-files", ".claude/skills/demo-work/f64.md"],
     ["257 entries", (r) => { for (let i = 0; i < 257; i += 1) mkdirSync(join(r, `d${String(i).padStart(3, "0")}`)); }, "too-many-entries", "d256"],
+    [
+      "a hard link to a file outside the overlay (a host file)",
+      (r) => {
+        mkdirSync(join(r, ".claude/skills/demo-work"), { recursive: true });
+        writeFileSync(join(`${r}-host`), "host bytes");
+        roots.push(`${r}-host`);
+        linkSync(`${r}-host`, join(r, ".claude/skills/demo-work/SKILL.md"));
+      },
+      "hard-link",
+      ".claude/skills/demo-work/SKILL.md",
+    ],
     ["over 4 MiB", (r) => { mkdirSync(join(r, ".claude/skills/demo-work"), { recursive: true }); writeFileSync(join(r, ".claude/skills/demo-work/a.md"), Buffer.alloc(3 * 1024 * 1024)); writeFileSync(join(r, ".claude/skills/demo-work/b.md"), Buffer.alloc(1024 * 1024 + 1)); }, "too-large", ".claude/skills/demo-work/b.md"],
   ])("refuses %s naming the file and rule", async (_name, build, rule, file) => {
     const root = overlay({});

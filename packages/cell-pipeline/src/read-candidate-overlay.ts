@@ -1,7 +1,7 @@
-import { constants } from "node:fs";
-import { lstat, open, readdir, realpath } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { lstat, realpath } from "node:fs/promises";
+import { resolve } from "node:path";
 import { compareCodePoints } from "@wfbench/digest";
+import { isDurableFsError, listUnderRoot, readFileUnderRoot } from "@wfbench/durable-fs";
 import { MAX_OVERLAY_PATH_BYTES, checkOverlayPath } from "@wfbench/promotion-gate";
 import type { CandidateArm } from "@wfbench/result-row";
 import type { SuiteSkills } from "@wfbench/task-suite";
@@ -40,7 +40,8 @@ export type OverlayRule =
   | "unknown-skill"
   | "not-markdown"
   | "too-large"
-  | "unstable-read";
+  | "unstable-read"
+  | "hard-link";
 
 /** A refused overlay: the offending file (overlay-relative; null for the root) and the rule. */
 export interface OverlayRefusal {
@@ -71,8 +72,9 @@ export function listSuiteSkills(skills: SuiteSkills): readonly string[] {
 }
 
 async function walk(root: string, relative: string, state: { entries: number; files: string[] }): Promise<OverlayRefusal | null> {
-  const dir = relative === "" ? root : join(root, relative);
-  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => compareCodePoints(a.name, b.name))) {
+  // Listed through the directory opened no-follow component by component: a directory swapped for a link after it
+  // was seen is refused, never followed.
+  for (const entry of (await listUnderRoot(root, relative)).sort((a, b) => compareCodePoints(a.name, b.name))) {
     state.entries += 1;
     const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
     if (state.entries > OVERLAY_LIMITS.maxEntries) return { file: rel, rule: "too-many-entries", message: `the overlay holds more than ${OVERLAY_LIMITS.maxEntries} entries` };
@@ -89,33 +91,30 @@ async function walk(root: string, relative: string, state: { entries: number; fi
   return null;
 }
 
-/** Reads one file without following links and refuses it if it is not the inode the walk saw. */
+/**
+ * Reads one file with no link followed in any component (@wfbench/durable-fs readFileUnderRoot), refusing a file
+ * that is not regular, is hard-linked elsewhere (its bytes would be some other path's, e.g. a host file the overlay's
+ * author could read but not copy in plainly), is over the bound, or changes while read.
+ */
 async function readStable(root: string, rel: string): Promise<Uint8Array | OverlayRefusal> {
-  const path = join(root, rel);
-  const seen = await lstat(path);
-  let handle;
+  let read;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return { file: rel, rule: "unstable-read", message: "could not be opened without following a link" };
+    read = await readFileUnderRoot(root, rel, OVERLAY_LIMITS.maxTotalBytes);
+  } catch (error) {
+    if (!isDurableFsError(error)) throw error;
+    if (error.code === "DURABLE_FS_NOT_FOLLOWED") return { file: rel, rule: "unstable-read", message: "could not be opened without following a link" };
+    if (error.code === "DURABLE_FS_TOO_LARGE") return { file: rel, rule: "too-large", message: `larger than ${OVERLAY_LIMITS.maxTotalBytes} bytes, or changed while being read` };
+    throw error;
   }
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile() || stat.ino !== seen.ino || stat.dev !== seen.dev) return { file: rel, rule: "unstable-read", message: "changed while being read" };
-    if (stat.size > OVERLAY_LIMITS.maxTotalBytes) return { file: rel, rule: "too-large", message: `larger than ${OVERLAY_LIMITS.maxTotalBytes} bytes` };
-    const bytes = await handle.readFile();
-    if (bytes.length !== stat.size) return { file: rel, rule: "unstable-read", message: "changed size while being read" };
-    return bytes;
-  } finally {
-    await handle.close();
-  }
+  if (read.nlink > 1) return { file: rel, rule: "hard-link", message: `hard-linked elsewhere (${read.nlink} links): overlay files must be the overlay's own` };
+  return read.bytes;
 }
 
 /**
  * Reads and validates a candidate overlay directory (reference §9.4, with the suite's evaluated skill names in place of
  * the original's fixed `gitnexus-*` set): a real non-symlink root whose resolved path is its lexical path, at most 256
- * entries, 64 regular Markdown files under `.claude/skills/<skill>/`, no links or special files, 4 MiB in all, read
- * no-follow. Returns the files and the `[incumbent, candidate]` arm list they require, or the first refusal (file and
+ * entries, 64 regular Markdown files under `.claude/skills/<skill>/`, no links or special files, no file with a second
+ * hard link, 4 MiB in all, read with no link followed in any component. Returns the files and the `[incumbent, candidate]` arm list they require, or the first refusal (file and
  * rule). Trusts nothing in the directory; throws only on filesystem errors other than the refusals.
  */
 export async function readCandidateOverlay(root: string, skills: SuiteSkills): Promise<Outcome<CandidateOverlay>> {

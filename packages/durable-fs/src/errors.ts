@@ -11,7 +11,11 @@ export type DurableFsErrorCode =
   /** A complete line of a JSONL log is not JSON (the log is damaged beyond a torn last line). */
   | "DURABLE_FS_JSONL_CORRUPT"
   /** A tree removal was refused (relative path, `/`) or failed. */
-  | "DURABLE_FS_REMOVE_FAILED";
+  | "DURABLE_FS_REMOVE_FAILED"
+  /** A no-follow read under a root met a link, a non-directory on the way, or an entry of the wrong kind. */
+  | "DURABLE_FS_NOT_FOLLOWED"
+  /** A bounded read found the file over its bound, or changing size while it was read. */
+  | "DURABLE_FS_TOO_LARGE";
 
 /** Base error of durable-fs: thrown for filesystem failures, with the errno code (when there is one) in the message. */
 export class DurableFsError extends Error {
@@ -20,12 +24,15 @@ export class DurableFsError extends Error {
   readonly line: number | undefined;
   /** The errno code of the underlying filesystem error ("ENOENT", "ENOSPC"), when there is one. */
   readonly errno: string | undefined;
-  constructor(code: DurableFsErrorCode, message: string, options?: ErrorOptions & { line?: number; errno?: string }) {
+  /** The path the error is about, as the caller named it (never a /proc/self/fd alias), when there is one. */
+  readonly path: string | undefined;
+  constructor(code: DurableFsErrorCode, message: string, options?: ErrorOptions & { line?: number; errno?: string; path?: string }) {
     super(message, options);
     this.name = "DurableFsError";
     this.code = code;
     this.line = options?.line;
     this.errno = options?.errno;
+    this.path = options?.path;
   }
 }
 

@@ -6,3 +6,5 @@ export type { DurableWriteOptions } from "./write-file.js";
 export { openJsonlLog, readJsonl } from "./jsonl-log.js";
 export type { JsonlContents, JsonlLog, OpenJsonlLogOptions } from "./jsonl-log.js";
 export { removeTree } from "./remove-tree.js";
+export { listUnderRoot, openUnderRoot, readFileUnderRoot } from "./open-under-root.js";
+export type { NoFollowFile, NoFollowKind } from "./open-under-root.js";

@@ -192,6 +192,22 @@ describe("applyPromotedOverlay", () => {
     expect(refused.ok ? "" : refused.error.code).toBe("invalid-destination");
   });
 
+  it("refuses a destination hard-linked to a file outside the tree, writing nothing", () => {
+    const { root, bases } = repo();
+    const destination = path.join(root, "gitnexus-claude-plugin/skills/gitnexus-work/SKILL.md");
+    const outside = `${root}-host-file`;
+    fs.copyFileSync(destination, outside);
+    roots.push(outside);
+    fs.rmSync(destination);
+    fs.linkSync(outside, destination);
+    const before = snapshotTree(root);
+    const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW });
+    expect(result.ok ? "" : result.error.code).toBe("invalid-destination");
+    expect(result.ok ? "" : result.error.message).toMatch(/hard-linked elsewhere \(2 links\)/u);
+    expect(snapshotTree(root)).toEqual(before);
+    expect(fs.statSync(outside).nlink).toBe(2);
+  });
+
   it("refuses a repository root reached through a symlink", () => {
     const { root, bases } = repo();
     const link = `${root}-link`;

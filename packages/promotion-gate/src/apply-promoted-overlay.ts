@@ -124,7 +124,7 @@ function readStable(fsOps: FsOperations, target: Target): { identity: FileIdenti
  * transaction has ended (see holdTerminationSignals). A write-ahead recovery journal in the repository root
  * survives a SIGKILL; it is removed when the transaction ends cleanly and left (with each file's state) when it does
  * not. Trusts only expectedTargetBases and expectedOverlayDigest; refuses symlinked roots, ancestors and
- * destinations. Returns refusals made before any write; throws OverlayTransactionError once writing has begun.
+ * destinations, and destinations with more than one hard link. Returns refusals made before any write; throws OverlayTransactionError once writing has begun.
  */
 export function applyPromotedOverlay(input: ApplyOverlayInput): Result<AppliedOverlay, ApplyOverlayRefusal> {
   // The transaction is synchronous, so a held signal takes effect only once every file is new or every file is old.
@@ -224,6 +224,9 @@ function runTransaction(input: ApplyOverlayInput): AppliedOverlay {
     } catch (error) {
       throw new Refusal({ code: "invalid-destination", message: `${target.relative}: destination must exist as a regular file (${describe(error)})` });
     }
+    // A second name for the inode (a hard link to a file elsewhere) would keep the old bytes after the swap, and its
+    // bytes are not the tree's own: refused like a symlink. Only here: the transaction's own backup is a second link.
+    if (read.identity.nlink > 1) throw new Refusal({ code: "invalid-destination", message: `${target.relative}: destination is hard-linked elsewhere (${read.identity.nlink} links)` });
     target.original = read.identity;
     target.baseSha = sha256Hex(read.bytes);
   }

@@ -8,6 +8,8 @@ export interface FileIdentity {
   readonly mode: number;
   readonly size: bigint;
   readonly mtimeNs: bigint;
+  /** Hard links to the inode. */
+  readonly nlink: number;
   readonly kind: "file" | "directory" | "symlink" | "other";
 }
 
@@ -38,7 +40,7 @@ function classify(stats: fs.BigIntStats): FileIdentity["kind"] {
 export const nodeFsOperations: FsOperations = {
   lstat(path) {
     const stats = fs.lstatSync(path, { bigint: true });
-    return { dev: stats.dev, ino: stats.ino, mode: Number(stats.mode & 0o7777n), size: stats.size, mtimeNs: stats.mtimeNs, kind: classify(stats) };
+    return { dev: stats.dev, ino: stats.ino, mode: Number(stats.mode & 0o7777n), size: stats.size, mtimeNs: stats.mtimeNs, nlink: Number(stats.nlink), kind: classify(stats) };
   },
   realpath(path) {
     return fs.realpathSync.native(path);

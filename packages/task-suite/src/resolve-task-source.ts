@@ -14,7 +14,7 @@ export interface ResolvedSource {
   readonly origin: "git" | "plain-files";
 }
 
-/** An expected refusal: the ref does not resolve, or the source is neither a repository nor a directory. */
+/** An expected refusal: the ref does not resolve, the source is neither a repository nor a directory, or a plain-file source holds a link or special file. */
 export interface SourceRefusal {
   readonly task: string;
   readonly field: "repo" | "ref";
@@ -57,14 +57,17 @@ async function git(runner: GitRunner, cwd: string, argv: readonly string[], time
   return outcome.stdout;
 }
 
-async function assertPlainTree(dir: string): Promise<void> {
+/** The first entry of a plain-file source that is not a regular file or directory (a link, FIFO…), or null. */
+async function findNonPlainEntry(dir: string): Promise<string | null> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isSymbolicLink() || !(entry.isDirectory() || entry.isFile())) {
-      throw new TaskSuiteError("TASK_SUITE_SOURCE_INVALID", `${path} is not a regular file or directory; plain-file task sources hold only files and directories`);
+    if (entry.isSymbolicLink() || !(entry.isDirectory() || entry.isFile())) return path;
+    if (entry.isDirectory()) {
+      const nested = await findNonPlainEntry(path);
+      if (nested !== null) return nested;
     }
-    if (entry.isDirectory()) await assertPlainTree(path);
   }
+  return null;
 }
 
 async function kindOf(path: string): Promise<"git" | "dir" | "missing"> {
@@ -85,7 +88,8 @@ async function kindOf(path: string): Promise<"git" | "dir" | "missing"> {
  * Resolves a task's `repo` + `ref` to a repository and commit, once per (repo, ref). A directory holding `.git` is used
  * as is (`rev-parse <ref>^{commit}`); a plain directory (how the demo suite ships its sources) is copied into `workDir`
  * and committed once with fixed author and dates, so its sha is stable. Trusts the git binary; refuses a missing
- * source or ref as a value and throws TaskSuiteError when git or the copy fails.
+ * source or ref, and a plain-file source holding a link or special file, as values; throws TaskSuiteError when git or
+ * the copy fails.
  */
 export function createTaskSourceResolver(options: TaskSourceResolverOptions): TaskSourceResolver {
   const timeoutMs = options.timeoutMs ?? 120_000;
@@ -95,7 +99,9 @@ export function createTaskSourceResolver(options: TaskSourceResolverOptions): Ta
     if (kind === "missing") return { ok: false, error: { task: task.id, field: "repo", message: `${task.repo} is not a directory` } };
     if (kind === "dir") {
       if (task.ref !== "HEAD") return { ok: false, error: { task: task.id, field: "ref", message: `a plain-file source has only HEAD, not ${JSON.stringify(task.ref)}` } };
-      await assertPlainTree(task.repo);
+      // Bad input, like a ref that does not resolve: a value, so the runner exits 2 before any paid work.
+      const nonPlain = await findNonPlainEntry(task.repo);
+      if (nonPlain !== null) return { ok: false, error: { task: task.id, field: "repo", message: `${nonPlain} is not a regular file or directory; plain-file task sources hold only files and directories` } };
       const dest = join(options.workDir, sha256Hex(task.repo).slice(0, 16));
       await mkdir(options.workDir, { recursive: true, mode: 0o700 });
       await cp(task.repo, dest, { recursive: true, errorOnExist: true, force: false });

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -61,13 +61,21 @@ describe.skipIf(!hasGit && !required)("createTaskSourceResolver (real git)", () 
     }
   });
 
-  it("throws TASK_SUITE_SOURCE_INVALID for a symlink in a plain-file source", async () => {
+  it("refuses a plain-file source holding a symlink (top level or nested) as a repo refusal, copying nothing", async () => {
     const src = join(tempDir(), "src");
     cpSync(FIXTURE, src, { recursive: true });
     symlinkSync("/etc/passwd", join(src, "leak"));
+    const nested = join(tempDir(), "nested");
+    cpSync(FIXTURE, nested, { recursive: true });
+    mkdirSync(join(nested, "deep", "er"), { recursive: true });
+    symlinkSync("/etc", join(nested, "deep", "er", "etc"));
     const git = createHostGitRunner();
     try {
-      await expect(createTaskSourceResolver({ git, workDir: join(tempDir(), "w") }).resolve(task(src))).rejects.toMatchObject({ code: "TASK_SUITE_SOURCE_INVALID" });
+      const workDir = join(tempDir(), "w");
+      const resolver = createTaskSourceResolver({ git, workDir });
+      expect(await resolver.resolve(task(src))).toEqual({ ok: false, error: { task: "t", field: "repo", message: `${join(src, "leak")} is not a regular file or directory; plain-file task sources hold only files and directories` } });
+      expect(await resolver.resolve({ ...task(nested) })).toMatchObject({ ok: false, error: { field: "repo", message: expect.stringContaining(join(nested, "deep", "er", "etc")) } });
+      expect(existsSync(workDir)).toBe(false);
     } finally {
       git.dispose();
     }
