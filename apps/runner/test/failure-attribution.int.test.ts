@@ -2,7 +2,8 @@
 // try to turn their unresolved row into one the report and the gate drop: one removes `.git`, one SIGTERMs its own
 // CLI from a Bash call (no result event), one SIGINTs it (a result event with is_error), one SIGTERMs it from a
 // background process while the CLI waits for the model (the in-flight request aborted), one leaves a directory chain
-// past PATH_MAX, one a 2 GiB sparse file. An honest failing candidate runs beside them, and a cell whose model
+// past PATH_MAX, one a 2 GiB sparse file, one sleeps in a Bash call past the session timeout, one makes the hidden
+// oracle hang. An honest failing candidate runs beside them, and a cell whose model
 // request fails upstream (an outage the candidate did not cause) shows the exclusion rule still holding. Before the fix these rows were
 // infra-error / session-error / cleanup-failure and report.md said `0/0 (1 excluded)` for each. Judged from host evidence only: results.jsonl, report.md, the gateway's
 // wire counts in the rows and the transcripts the parent captured.
@@ -54,6 +55,8 @@ function writeScript(path: string): void {
       { name: "outage", match: { contains: "ATTR-OUTAGE-88bb", in: "first_user" }, turns: [{ ...done, faults: [{ kind: "http_error", status: 404, error_type: "not_found_error", message: "model not found", times: 5 }] }] },
       // Candidate code the oracle imports never returns: the oracle times out (--timeout 25).
       trajectory("hang-oracle", "ATTR-HANG-99cc", "printf '\\nfor (;;) {}\\n' >> /workspace/src/math.js; echo HANG_PLANTED=yes"),
+      // A Bash call that outlives the session timeout (--timeout 25): the harness's clock ran out in the agent's tool.
+      trajectory("sleep-out", "ATTR-SLEEP-aa11", `${EDIT}; echo SLEEPING=yes; sleep 60; echo WOKE=yes`),
       trajectory("late-kill", "ATTR-LATE-77aa", `${EDIT}; (sleep 2; kill -TERM 1) >/dev/null 2>&1 & echo KILL_SCHEDULED=yes`, slowDone),
     ],
   };
@@ -89,7 +92,7 @@ beforeAll(async () => {
 
 afterAll(() => (process.env["KEEP_ATTRIBUTION"] === "1" ? undefined : removeAll(base)));
 
-const TASKS = ["deep-tree", "hang-oracle", "honest-fail", "huge-file", "interrupt-cli", "kill-cli", "late-kill", "remove-git"];
+const TASKS = ["deep-tree", "hang-oracle", "honest-fail", "huge-file", "interrupt-cli", "kill-cli", "late-kill", "remove-git", "sleep-out"];
 const EXCLUDED = ["session-error", "infra-error", "cleanup-failure", "evidence-unverified", "cancelled"];
 
 function toolResults(task: string): string {
@@ -141,6 +144,10 @@ describe.skipIf(tools.skip)("failing candidates cannot launder their failure int
     // SIGINT: the CLI writes a result with is_error after an interrupt no headless user could have made.
     expect(rowOf("interrupt-cli")).toMatchObject({ error_kind: "session-aborted-by-agent", resolved: false });
     expect(transcriptOf("interrupt-cli")).toContain("[Request interrupted by user");
+    // The harness's timeout expired while the agent's own Bash call slept, not while the CLI waited on the model.
+    expect(rowOf("sleep-out")).toMatchObject({ error_kind: "session-aborted-by-agent", resolved: false, wire_failed_requests: 0 });
+    expect(rowOf("sleep-out")["error_detail"]).toMatchObject({ process_state: "timeout" });
+    expect(toolResults("sleep-out")).not.toContain("WOKE=yes");
   });
 
   it("a workspace git refuses afterwards is the candidate's failure, never infra-error", () => {

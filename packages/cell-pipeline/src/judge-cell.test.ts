@@ -2,11 +2,15 @@ import { describe, expect, it } from "vitest";
 import { isAbortedByAgent, judgeCell, judgeCleanupFailure, type CellFacts, type CellVerdict, type MeasuredFacts, type SessionEnding, type SessionFacts, type WireFacts } from "./judge-cell.js";
 
 const OK_SESSIONS: SessionFacts = { ok: true, errorKind: null, errorDetail: null, cancelled: false, failedEnding: null };
-const ANSWERED: WireFacts = { requests: 2, upstreamFailedRequests: 0 };
-const OUTAGE: WireFacts = { requests: 4, upstreamFailedRequests: 3 };
+const ANSWERED: WireFacts = { requests: 2, upstreamFailedRequests: 0, abortedRequests: 0 };
+const OUTAGE: WireFacts = { requests: 4, upstreamFailedRequests: 3, abortedRequests: 0 };
+/** The CLI went away mid-request: a hung or slow model when the harness's clock ran out. */
+const IN_FLIGHT: WireFacts = { requests: 2, upstreamFailedRequests: 0, abortedRequests: 1 };
 const CLEAN: MeasuredFacts = { review: false, planFailure: null, reviewFailure: null, skillsChanged: false, verifyPassed: true, oraclePassed: true, reviewInvalid: null, diffUnchanged: false, aborted: false, workspaceInvalid: null, wire: ANSWERED };
 /** How the kill-cli trajectory of apps/runner/test/failure-attribution.int.test.ts ends: SIGTERM from its own Bash call. */
-const KILLED_IN_TOOL: SessionEnding = { processState: "exited", exitCode: 143, streamEnd: "tool-call" };
+const KILLED_IN_TOOL: SessionEnding = { processState: "exited", exitCode: 143, streamEnd: "tool-result" };
+/** A Bash call that outlives the harness's session timeout (`sleep` past --timeout). */
+const TIMED_OUT_IN_TOOL: SessionEnding = { processState: "timeout", exitCode: 143, streamEnd: "tool-result" };
 const SESSION_ERROR_DETAIL = { subtype: "error_during_execution", returncode: 1, process_state: "exited", stderr_tail: null, stdout_tail: null, process_detail: null, event_stream_error: null };
 
 function measured(sessions: Partial<SessionFacts>, facts: Partial<MeasuredFacts>): CellFacts {
@@ -94,9 +98,14 @@ describe("judgeCell: the error-kind precedence of reference §4.2/§4.3", () => 
       { ok: false, error_kind: "session-error", resolved: false },
     ],
     [
-      "a session the harness timed out stays session-error, wherever its stream stopped",
-      measured({ ok: false, errorKind: "session-error", errorDetail: "x", failedEnding: { processState: "timeout", exitCode: 143, streamEnd: "tool-call" } }, {}),
+      "a session the harness timed out while waiting on the model stays session-error",
+      measured({ ok: false, errorKind: "session-error", errorDetail: "x", failedEnding: TIMED_OUT_IN_TOOL }, { wire: IN_FLIGHT }),
       { ok: false, error_kind: "session-error", resolved: false },
+    ],
+    [
+      "a session the harness timed out while the agent's own tool ran is the agent's",
+      measured({ ok: false, errorKind: "session-error", errorDetail: "x", failedEnding: TIMED_OUT_IN_TOOL }, {}),
+      { ok: false, error_kind: "session-aborted-by-agent", resolved: false },
     ],
     [
       "a SIGINT interrupt the CLI recorded is the agent's (the harness never sends one)",
@@ -129,12 +138,17 @@ describe("isAbortedByAgent: the CLI ended by its own tools, told apart from an o
   it.each<[string, SessionEnding, WireFacts, boolean]>([
     ["SIGTERM from a Bash call, gateway answered", KILLED_IN_TOOL, ANSWERED, true],
     ["SIGHUP from a Bash call", { ...KILLED_IN_TOOL, exitCode: 129 }, ANSWERED, true],
-    ["a background SIGTERM that landed while a request was in flight (aborted by the client, not upstream)", KILLED_IN_TOOL, { requests: 2, upstreamFailedRequests: 0 }, true],
+    ["a background SIGTERM that landed while a request was in flight (aborted by the client, not upstream)", KILLED_IN_TOOL, IN_FLIGHT, true],
     ["exit 1 inside the tool call, gateway answered", { ...KILLED_IN_TOOL, exitCode: 1 }, ANSWERED, true],
     ["exit 1 inside the tool call, upstream failures", { ...KILLED_IN_TOOL, exitCode: 1 }, OUTAGE, false],
     ["a signal number past 64 is not a signal death", { ...KILLED_IN_TOOL, exitCode: 200 }, OUTAGE, false],
-    ["the harness's timeout", { ...KILLED_IN_TOOL, processState: "timeout" }, ANSWERED, false],
-    ["the harness's forced kill", { ...KILLED_IN_TOOL, processState: "forced-kill", exitCode: 137 }, ANSWERED, false],
+    ["the harness's timeout with a model request in flight (a hung model)", TIMED_OUT_IN_TOOL, IN_FLIGHT, false],
+    ["the harness's timeout while the agent's tool ran (the CLI wrote the killed tool's result)", TIMED_OUT_IN_TOOL, ANSWERED, true],
+    ["the harness's timeout while the tool ran, no result written", { ...TIMED_OUT_IN_TOOL, streamEnd: "tool-running" }, ANSWERED, true],
+    ["the harness's forced kill while the agent's tool ran", { ...TIMED_OUT_IN_TOOL, processState: "forced-kill", exitCode: 137 }, ANSWERED, true],
+    ["the harness's timeout while the agent's tool ran, during an outage", TIMED_OUT_IN_TOOL, OUTAGE, false],
+    ["the harness's timeout in a model turn", { ...TIMED_OUT_IN_TOOL, streamEnd: "model-turn" }, ANSWERED, false],
+    ["SIGTERM while the tool still ran (no tool_result written)", { ...KILLED_IN_TOOL, streamEnd: "tool-running" }, OUTAGE, true],
     ["a cancel", { ...KILLED_IN_TOOL, processState: "cancelled" }, ANSWERED, false],
     ["a sandbox that never started", { processState: "spawn-failure", exitCode: null, streamEnd: "unparsed" }, ANSWERED, false],
     ["waiting on the model", { ...KILLED_IN_TOOL, streamEnd: "model-turn" }, ANSWERED, false],

@@ -16,6 +16,8 @@ export interface WireFacts {
   readonly requests: number;
   /** Requests the model side failed (HTTP errors, broken streams, unreachable upstream): an outage's trace. */
   readonly upstreamFailedRequests: number;
+  /** Requests abandoned mid-flight: the CLI was waiting on the model when it went away. */
+  readonly abortedRequests: number;
 }
 
 /** What the folded sessions of a cell say (summarizeSessions), and whether any of them was cancelled. */
@@ -79,17 +81,23 @@ function diedFromSignal(exitCode: number | null): boolean {
 }
 
 /**
- * Whether a session-error was the agent ending its own CLI. Only when the harness stopped nothing (state `exited`) and
- * the stream stopped in the agent's own tool call: an interrupt the CLI recorded (SIGINT; the harness never sends
- * one, and a headless session has no user) counts alone; otherwise a death by signal (only a process inside the
- * sandbox can signal the CLI, pid 1 of its namespace, when the harness sent nothing) or a gateway that answered
- * every request of the cell (so no outage explains the exit). Pure.
+ * Whether a session-error was the agent ending its own session. The CLI exited on its own (state `exited`: the harness
+ * sent no signal) with its stream stopped in the agent's own tool call (`tool-running`, or `tool-result` just after
+ * it): a SIGINT interrupt the CLI recorded counts alone (the harness never sends one; a headless session has no
+ * user); otherwise a death by signal (only a process inside the sandbox can signal the CLI, pid 1 of its namespace,
+ * when the harness sent nothing) or a gateway that saw no upstream failure for the cell (no outage explains it).
+ * Or the harness's timeout expired (`timeout` / `forced-kill`) while the agent's own tool ran: the stream stopped in
+ * the tool call (on SIGTERM the CLI still writes the killed tool's result) and the gateway saw no upstream failure
+ * and no request abandoned mid-flight (so the CLI was not waiting on a slow or hung model). Pure.
  */
 export function isAbortedByAgent(ending: SessionEnding, wire: WireFacts): boolean {
+  const noOutage = wire.upstreamFailedRequests === 0;
+  const inTool = ending.streamEnd === "tool-running" || ending.streamEnd === "tool-result";
+  if (ending.processState === "timeout" || ending.processState === "forced-kill") return inTool && noOutage && wire.abortedRequests === 0;
   if (ending.processState !== "exited") return false;
   if (ending.streamEnd === "interrupted") return true;
-  if (ending.streamEnd !== "tool-call") return false;
-  return diedFromSignal(ending.exitCode) || wire.upstreamFailedRequests === 0;
+  if (!inTool) return false;
+  return diedFromSignal(ending.exitCode) || noOutage;
 }
 
 /**
@@ -121,7 +129,7 @@ export function judgeCell(facts: CellFacts): CellVerdict {
   };
   if (kind === "session-error" && sessions.failedEnding !== null && isAbortedByAgent(sessions.failedEnding, facts.wire)) {
     kind = "session-aborted-by-agent";
-    diagnostics.push(`the session ended inside the agent's own tool call, not by the harness or the model (state ${sessions.failedEnding.processState}, exit ${String(sessions.failedEnding.exitCode)}, stream ${sessions.failedEnding.streamEnd}, ${facts.wire.requests} gateway request(s), ${facts.wire.upstreamFailedRequests} failed upstream)`);
+    diagnostics.push(`the session ended inside the agent's own tool call, not by an outage (state ${sessions.failedEnding.processState}, exit ${String(sessions.failedEnding.exitCode)}, stream ${sessions.failedEnding.streamEnd}, ${facts.wire.requests} gateway request(s), ${facts.wire.upstreamFailedRequests} failed upstream, ${facts.wire.abortedRequests} abandoned mid-flight)`);
   }
   if (sessions.ok && facts.planFailure !== null) {
     ok = false;

@@ -73,7 +73,7 @@ function findFailedEnding(sessions: readonly SessionRecord[]): SessionEnding | n
 /** Revokes the cell's token once, flushes the gateway's usage log and records the cell's wire usage in the draft. */
 function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): { revoke(): Promise<void>; readonly revoked: boolean; readonly wire: WireFacts } {
   let revoked = false;
-  let facts: WireFacts = { requests: 0, upstreamFailedRequests: 0 };
+  let facts: WireFacts = { requests: 0, upstreamFailedRequests: 0, abortedRequests: 0 };
   return {
     get revoked() {
       return revoked;
@@ -87,7 +87,7 @@ function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): 
       gateway.revokeCell(cellId);
       await gateway.flush();
       const wire = gateway.summarizeCell(cellId);
-      facts = { requests: wire.requests, upstreamFailedRequests: wire.upstreamFailedRequests };
+      facts = { requests: wire.requests, upstreamFailedRequests: wire.upstreamFailedRequests, abortedRequests: wire.abortedRequests };
       recordFields(draft, {
         wire_requests: wire.requests,
         wire_failed_requests: wire.failedRequests,

@@ -17,6 +17,7 @@ describe("summarizeCellUsage", () => {
       requests: 3,
       failedRequests: 1,
       upstreamFailedRequests: 1,
+      abortedRequests: 0,
       retriedRequests: 1,
       nonConformantStreams: 1,
       inputTokens: 20,
@@ -31,7 +32,7 @@ describe("summarizeCellUsage", () => {
 
   it("counts as upstream failures only what the model side caused, not a request the client abandoned", () => {
     const rows = [makeRow({ outcome: "aborted" }), makeRow({ outcome: "over_capacity" }), makeRow({ outcome: "stream_error" }), makeRow({ outcome: "upstream_unreachable" }), makeRow()];
-    expect(summarizeCellUsage(rows, "cell-a")).toMatchObject({ requests: 5, failedRequests: 4, upstreamFailedRequests: 2 });
+    expect(summarizeCellUsage(rows, "cell-a")).toMatchObject({ requests: 5, failedRequests: 4, upstreamFailedRequests: 2, abortedRequests: 1 });
   });
 
   it("returns a null cost when a row with usage was not priced, and incomplete when an ok row had no usage", () => {

@@ -11,6 +11,8 @@ export interface CellUsageSummary {
    * client abandoned (`aborted`) or the gateway refused for the cell's own conduct. What an outage looks like.
    */
   readonly upstreamFailedRequests: number;
+  /** Requests the client abandoned mid-flight (`aborted`): a request was in flight when its caller went away. */
+  readonly abortedRequests: number;
   /** Requests recognised as a repeat of the cell's previous request body. */
   readonly retriedRequests: number;
   readonly nonConformantStreams: number;
@@ -38,6 +40,7 @@ export function summarizeCellUsage(rows: readonly UsageRow[], cellId: string): C
   let requests = 0;
   let failed = 0;
   let upstreamFailed = 0;
+  let aborted = 0;
   let retried = 0;
   let nonConformant = 0;
   let input = 0;
@@ -53,6 +56,7 @@ export function summarizeCellUsage(rows: readonly UsageRow[], cellId: string): C
     requests += 1;
     if (row.outcome !== "ok") failed += 1;
     if (UPSTREAM_FAILURES.has(row.outcome)) upstreamFailed += 1;
+    if (row.outcome === "aborted") aborted += 1;
     if (row.retry_of !== null) retried += 1;
     if (row.sse_conformant === false) nonConformant += 1;
     const u = row.usage;
@@ -80,6 +84,7 @@ export function summarizeCellUsage(rows: readonly UsageRow[], cellId: string): C
     requests,
     failedRequests: failed,
     upstreamFailedRequests: upstreamFailed,
+    abortedRequests: aborted,
     retriedRequests: retried,
     nonConformantStreams: nonConformant,
     inputTokens: input,

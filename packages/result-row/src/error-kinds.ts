@@ -47,9 +47,9 @@ export const EVIDENCE_FAILURE_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>
  * Kinds this project added to §4.3, each a candidate-caused failure that counts as a valid unresolved run:
  * `workspace-invalid`: after the session, the harness could not measure or remove what the candidate left in its
  * workspace (`.git` removed or broken so git refuses it, a file git cannot diff, a tree a host read or the cell
- * removal cannot walk); `session-aborted-by-agent`: the CLI ended on its own without a result event while running
- * the agent's own tool call, killed by a signal the harness never sent or with every gateway request of the cell
- * answered.
+ * removal cannot walk); `session-aborted-by-agent`: the session ended inside the agent's own tool call — the CLI
+ * killed or interrupted by a signal the harness never sent, or exiting with no outage on the gateway, or the
+ * harness's timeout expiring while the tool ran (no model request in flight, no upstream failure).
  */
 export const CANDIDATE_FAILURE_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(["workspace-invalid", "session-aborted-by-agent"]);
 

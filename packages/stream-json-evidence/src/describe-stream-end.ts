@@ -9,13 +9,14 @@ const INTERRUPT_MARKER = "[Request interrupted by user";
 /**
  * Where a parent-captured stream stopped. `result`: at its result event, not interrupted. `interrupted`: at a result
  * event the CLI wrote after a user interrupt of its turn (its last conversation event the interrupt marker).
- * `tool-call`: without one, its last
- * conversation event the agent's own tool call (an assistant `tool_use`) or that call's `tool_result`, so the CLI was
- * running, or had just run, a tool the model asked for. `model-turn`: without one, waiting on or reading the model
+ * `tool-running`: without one, its last
+ * conversation event the agent's own tool call (an assistant `tool_use`), so the CLI was running a tool the model
+ * asked for. `tool-result`: without one, its last conversation event a `tool_result`: the tool had returned and the
+ * CLI was about to ask the model again (or asking it). `model-turn`: without one, waiting on or reading the model
  * (a last assistant message without a tool call, or an `api_retry` after the last conversation event). `none`: no
  * conversation event at all. `unparsed`: the capture did not parse, so nothing can be said.
  */
-export type StreamEnd = "result" | "interrupted" | "tool-call" | "model-turn" | "none" | "unparsed";
+export type StreamEnd = "result" | "interrupted" | "tool-running" | "tool-result" | "model-turn" | "none" | "unparsed";
 
 function isConversation(event: StreamEvent): boolean {
   return event.type === "assistant" || event.type === "user";
@@ -27,8 +28,9 @@ function isTopLevel(event: StreamEvent): boolean {
 }
 
 /**
- * Says where a stream stopped (see {@link StreamEnd}), from the parsed events only; only top-level events count (a
- * subagent's, with a `parent_tool_use_id`, are inside the parent's tool call). Pure; trusts the parser's verdict.
+ * Says where a stream stopped (see {@link StreamEnd}), from the parsed events only (a subagent's events, inside the
+ * parent's tool call, are read the same way: its own tool running, or its model being asked). Pure; trusts the
+ * parser's verdict.
  */
 export function describeStreamEnd(parse: ParseEvidenceOutcome): StreamEnd {
   if (parse.ok) {
@@ -41,10 +43,9 @@ export function describeStreamEnd(parse: ParseEvidenceOutcome): StreamEnd {
     if (event === undefined) continue;
     if (event.type === "system" && event["subtype"] === "api_retry") return "model-turn";
     if (!isConversation(event)) continue;
-    if (!isTopLevel(event)) return "tool-call";
     const blocks = listContentBlocks(event);
-    if (event.type === "assistant") return blocks.some((block) => block["type"] === "tool_use") ? "tool-call" : "model-turn";
-    if (blocks.some((block) => block["type"] === "tool_result")) return "tool-call";
+    if (event.type === "assistant") return blocks.some((block) => block["type"] === "tool_use") ? "tool-running" : "model-turn";
+    if (blocks.some((block) => block["type"] === "tool_result")) return "tool-result";
     // A user message that is not a tool result (the prompt): the CLI was asking the model.
     return "model-turn";
   }

@@ -105,7 +105,7 @@ describe("recordSessionEvidence", () => {
   it("keeps the partial events of a timed-out session, with counts left unmeasured", async () => {
     const out = outDir();
     const record = await recordSessionEvidence(work, captured(jsonl([init, skillCall, skillResult, bash]), { state: "timeout", exitCode: null }), context(out));
-    expect(record).toMatchObject({ ok: false, errorKind: "session-error", sessionId: "sess-1", toolUseCounts: null, gitnexusToolUses: null, durationS: 1.5, streamEnd: "tool-call" });
+    expect(record).toMatchObject({ ok: false, errorKind: "session-error", sessionId: "sess-1", toolUseCounts: null, gitnexusToolUses: null, durationS: 1.5, streamEnd: "tool-running" });
     expect(record.artifact?.path).toBe("transcripts/demo-clamp-workflow_direct-run0-sess-1.jsonl");
     expect(readArtifact(out, record.artifact?.path ?? "")).not.toContain(TOKEN);
   });
