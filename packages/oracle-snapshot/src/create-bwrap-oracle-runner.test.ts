@@ -95,7 +95,15 @@ describe("createBwrapOracleRunner", () => {
   it("runs a black-box candidate with the workspace read-only, no stage, stdout bounded and stderr dropped", async () => {
     const { calls, run } = recorder({ exitCode: 0, stdout: Buffer.from("report\n"), stdoutOverflow: true });
     const dependency = { source: "/srv/deps/node_modules", target: "/workspace/node_modules", mode: "ro" as const };
-    const runner = createBwrapOracleRunner({ env: { PATH: "/usr/bin:/bin" }, mounts: [dependency], tmpfs: ["/workspace/node_modules/.vite-temp"], runSandboxed: run });
+    const runner = createBwrapOracleRunner({
+      env: { PATH: "/usr/bin:/bin" },
+      mounts: [dependency],
+      tmpfs: ["/workspace/node_modules/.vite-temp"],
+      // The oracle's own home and /tmp: never the candidate's, which could leave files there for the oracle.
+      homeHostPath: "/srv/cell/home",
+      tmpHostPath: "/srv/cell/tmp",
+      runSandboxed: run,
+    });
     const candidate: CandidateRunRequest = {
       argv: ["/bin/sh", "-c", "node probe.mjs"],
       workspace: { hostPath: "/srv/cell/clone", readOnly: true },

@@ -22,6 +22,7 @@ export interface BwrapOracleRunnerOptions {
   readonly mounts?: readonly Mount[];
   /** Empty tmpfs overlays, e.g. `<node_modules>/.vite-temp` so vitest can run over a read-only dependency. */
   readonly tmpfs?: readonly string[];
+  /** Host dirs backing home and /tmp of oracle runs; a black-box candidate run always gets fresh tmpfs instead. */
   readonly homeHostPath?: string;
   readonly tmpHostPath?: string;
   readonly graceMs?: number;
@@ -57,6 +58,10 @@ export function createBwrapOracleRunner(options: BwrapOracleRunnerOptions): Orac
         throw new OracleError("ORACLE_RUN_REQUEST_INVALID", "a candidate run must be read-only and network-less");
       const policy: SandboxPolicyInput = {
         ...shared,
+        // Always fresh tmpfs: a host-backed home or /tmp would let the candidate's code leave files (tool configs,
+        // hooks) for the oracle run that follows it.
+        homeHostPath: null,
+        tmpHostPath: null,
         workspace: { hostPath: request.workspace.hostPath, mode: "ro" },
         mounts: [...(options.mounts ?? [])],
         tmpfs: [...(options.tmpfs ?? [])],
