@@ -1,5 +1,5 @@
-import { open } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileExclusive } from "@wfbench/durable-fs";
 import { createBwrapOracleRunner, readReviewLabels, runHiddenOracle } from "@wfbench/oracle-snapshot";
 import { REVIEW_OUTPUT_ENV_VAR, SANDBOX_REVIEW_OUTPUT, SANDBOX_REVIEW_OUTPUT_PATH } from "@wfbench/review-scoring";
 import { runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
@@ -34,13 +34,8 @@ async function runVerify(workspace: string, command: string, timeoutMs: number, 
 }
 
 async function writePatch(outDir: string, name: string, patch: Buffer): Promise<string> {
-  const handle = await open(join(outDir, name), "wx", 0o600);
-  try {
-    await handle.writeFile(patch);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  // Exclusive, no-follow, 0600, file and directory fsynced: the row names the patch once this returns.
+  await writeFileExclusive(join(outDir, name), patch, { mode: 0o600 });
   return name;
 }
 

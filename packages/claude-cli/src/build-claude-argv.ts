@@ -1,4 +1,4 @@
-import stringify from "fast-json-stable-stringify";
+import { canonicalJson } from "@wfbench/digest";
 import { SANDBOX_CLAUDE } from "./build-claude-env.js";
 
 /** Built-in tools a session may use (reference §6.4; no MCP server in this pipeline yet). */
@@ -9,7 +9,7 @@ export const AGENT_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "Bash", "Sk
  * our bwrap, whose seccomp filter refuses the namespaces a nested sandbox would need (measured, spec §3.7).
  */
 export function buildClaudeSettings(): string {
-  return stringify({
+  return canonicalJson({
     disableAllHooks: true,
     sandbox: { enabled: false },
     permissions: { allow: ["Read", "Grep", "Glob", "Bash"], disableBypassPermissionsMode: "disable" },

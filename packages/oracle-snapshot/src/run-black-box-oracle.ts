@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileExclusive } from "@wfbench/durable-fs";
 import { z } from "zod";
 import { OracleCleanupError, OracleError, OracleRunInfrastructureError, OracleStageCollisionError, OracleStageWriteError } from "./errors.js";
 import {
@@ -14,7 +15,7 @@ import type { OracleSnapshot } from "./oracle-snapshot.js";
 import type { RunHiddenOracleOptions } from "./run-hidden-oracle.js";
 import { runStagedCommand, verdictOf } from "./run-staged-command.js";
 import type { HiddenOracleVerdict } from "./run-staged-command.js";
-import { checkStageRoots, writeStagedFile } from "./stage-oracle.js";
+import { checkStageRoots } from "./stage-oracle.js";
 
 /** What a candidate runner reports; unknown keys are stripped, and stdout must be bytes. */
 const CandidateRunReportSchema = z.object({
@@ -63,10 +64,10 @@ async function writeCandidateView(privateRoot: string, report: CandidateRunRepor
     const outputDir = join(viewDir, CANDIDATE_OUTPUT_DIR);
     await mkdir(outputDir, { mode: 0o700 });
     await chmod(outputDir, 0o700);
-    await writeStagedFile(join(outputDir, "stdout"), report.stdout);
+    await writeFileExclusive(join(outputDir, "stdout"), report.stdout, { mode: 0o400 });
     // Written by the harness from facts it measured; the candidate chose none of these bytes.
     const status = { schema_version: 1, exit_code: report.exitCode, stdout_bytes: report.stdout.byteLength };
-    await writeStagedFile(join(outputDir, "status.json"), Buffer.from(`${JSON.stringify(status)}\n`, "utf8"));
+    await writeFileExclusive(join(outputDir, "status.json"), `${JSON.stringify(status)}\n`, { mode: 0o400 });
   } catch (error) {
     await rm(viewDir, { recursive: true, force: true }).catch(() => undefined);
     throw new OracleStageWriteError(`cannot write the candidate view ${viewDir}`, { cause: error });

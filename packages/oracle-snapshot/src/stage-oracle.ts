@@ -4,6 +4,7 @@ import type { Stats } from "node:fs";
 import { lstat, mkdir, open, realpath, rm, rmdir } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { writeFileExclusive } from "@wfbench/durable-fs";
 import {
   OracleStageCollisionError,
   OracleStageInputError,
@@ -109,26 +110,6 @@ async function makeExclusiveDirectory(path: string, what: string): Promise<FileH
 }
 
 
-/** Writes one file exclusively (no follow), exactly 0400, fsynced; a partial file is removed. */
-export async function writeStagedFile(path: string, payload: Uint8Array): Promise<void> {
-  const handle = await open(
-    path,
-    fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW,
-    0o400,
-  );
-  try {
-    await handle.writeFile(payload);
-    await handle.chmod(0o400);
-    await handle.sync();
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    // A partial file must not outlive a failed write.
-    await rm(path, { force: true }).catch(() => undefined);
-    throw error;
-  }
-  await handle.close();
-}
-
 /**
  * Creates a fresh `.wfbench-oracle-<32 hex>` mountpoint (0700, empty) in the workspace and a private stage of the
  * same name under `privateRoot` holding the snapshot's files (dirs 0700, files 0400, exclusive create, fsync).
@@ -157,7 +138,8 @@ export async function stageOracle(snapshot: OracleSnapshot, options: StageOracle
         for (let parent = dirname(path); !directories.has(parent); parent = dirname(parent)) parents.unshift(parent);
         for (const parent of parents)
           directories.set(parent, await makeExclusiveDirectory(parent, "oracle stage directory"));
-        await writeStagedFile(path, snapshot.readFile(file.target));
+        // Exclusive, no-follow, exactly 0400, fsynced; the directories are fsynced below through the held handles.
+        await writeFileExclusive(path, snapshot.readFile(file.target), { mode: 0o400, syncDirectory: false });
       }
       for (const handle of directories.values()) await handle.sync();
     } finally {

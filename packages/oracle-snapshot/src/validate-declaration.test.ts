@@ -71,6 +71,7 @@ describe("validateOracleDeclaration", () => {
       ["a . part", withFile({ source: "a", target: "./b" }), "oracle.files[0].target", "path-bad-part"],
       ["an empty part", withFile({ source: "a//b", target: "b" }), "oracle.files[0].source", "path-bad-part"],
       ["an empty path", withFile({ source: "", target: "b" }), "oracle.files[0].source", "path-bad-part"],
+      ["a path of whitespace only", withFile({ source: "a", target: " \u0085" }), "oracle.files[0].target", "path-blank"],
       ["a trailing slash", withFile({ source: "a", target: "b/" }), "oracle.files[0].target", "path-bad-part"],
       ["a .git target", withFile({ source: "a", target: ".git/hooks/pre-commit" }), "oracle.files[0].target", "path-under-git"],
       ["a nested .GIT target", withFile({ source: "a", target: "x/.GIT/config" }), "oracle.files[0].target", "path-under-git"],

@@ -1,3 +1,4 @@
+import { formatIssuePath } from "@wfbench/pycompat";
 import type { z } from "zod";
 import { REVIEW_LABELS_TARGET } from "./limits.js";
 import { OracleDeclarationSchema } from "./schema.js";
@@ -26,12 +27,6 @@ export type ValidateOracleDeclarationResult =
   | { readonly ok: false; readonly error: OracleDeclarationRefusal };
 
 const ECHO_LIMIT = 200;
-
-function formatField(path: readonly PropertyKey[]): string {
-  let field = "oracle";
-  for (const part of path) field += typeof part === "number" ? `[${part}]` : `.${String(part)}`;
-  return field;
-}
 
 function lookup(input: unknown, path: readonly PropertyKey[]): unknown {
   let current = input;
@@ -80,7 +75,7 @@ export function validateOracleDeclaration(
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const rule = ruleOf(issue, raw);
-      issues.push({ field: formatField(issue.path), rule, message: messageOf(issue, rule) });
+      issues.push({ field: formatIssuePath(issue.path, "oracle"), rule, message: messageOf(issue, rule) });
     }
   } else if (kind === "review" && parsed.data.mode === "black-box") {
     // A review is scored against its labels, never by running a command; a candidate command would never run.

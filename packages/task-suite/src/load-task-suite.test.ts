@@ -39,6 +39,15 @@ describe("parseTaskSuite", () => {
       expect(all.ok && all.value.selected.map((t) => t.id)).toEqual(["add-clamp", "big"]);
     });
 
+    // Python's str.strip() keeps U+FEFF (JavaScript's \s would strip it), and the original harness only refused
+    // fields that strip() empties; U+0085 and U+001C are Python whitespace that String#trim keeps.
+    it("treats a field of U+FEFF as content, not blank, like Python's str.strip()", () => {
+      const result = parse([{ ...TASK, verify: "\uFEFF" }]);
+      expect(result.ok && result.value.tasks[0]?.verify).toBe("\uFEFF");
+      const blank = parse([{ ...TASK, verify: "\u0085\u001c " }]);
+      expect(!blank.ok && blank.error.field).toBe("verify");
+    });
+
     it("expands ~ only with a known home directory", () => {
       const withHome = parse([{ ...TASK, repo: "~/src/x" }], {}, { homeDir: "/home/u" });
       expect(withHome.ok && withHome.value.tasks[0]?.repo).toBe("/home/u/src/x");
@@ -70,6 +79,8 @@ describe("parseTaskSuite", () => {
         /review/,
       ],
       ["an absolute sandbox_copy", { ...TASK, sandbox_copy: ["/etc/passwd"] }, "add-clamp", "sandbox_copy[0]", /relative/],
+      ["a .git sandbox_copy", { ...TASK, sandbox_copy: [".git/config"] }, "add-clamp", "sandbox_copy[0]", /\.git/],
+      ["a dependency target in .git (any case)", { ...TASK, sandbox_dependencies: [{ source: "a", target: ".Git/hooks" }] }, "add-clamp", "sandbox_dependencies[0].target", /\.git/],
       ["overlapping sandbox_copy", { ...TASK, sandbox_copy: ["a", "a/b"] }, "add-clamp", "sandbox_copy[1]", /overlaps/],
       ["a harness sandbox_copy", { ...TASK, sandbox_copy: ["eval/workflow_bench/oracles/x"] }, "add-clamp", "sandbox_copy[0]", /harness/],
       ["a dependency with an extra key", { ...TASK, sandbox_dependencies: [{ source: "a", target: "a", mode: 1 }] }, "add-clamp", "sandbox_dependencies[0].mode", /unknown key/],
