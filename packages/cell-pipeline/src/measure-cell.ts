@@ -9,10 +9,11 @@ import type { RunCellInput } from "./cell-input.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
 import { recordFields, type CellDraft } from "./empty-row.js";
 import { CellPipelineError } from "./errors.js";
-import { digestWorkspaceDiff, measureWorkspace } from "./inspect-workspace.js";
+import { buildWorkspaceGitEnvForSandbox, digestWorkspaceDiff, formatUndiffedMarker, measureWorkspace } from "./inspect-workspace.js";
 import type { MeasuredFacts } from "./judge-cell.js";
 import type { PreparedCell } from "./prepare-cell.js";
 import { copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
+import { resetWorkspaceGit } from "./session-dirs.js";
 
 const VERIFY_TAIL_CHARS = 4000;
 
@@ -22,7 +23,8 @@ const REVIEW_OUTPUT_ENV = { [REVIEW_OUTPUT_ENV_VAR]: SANDBOX_REVIEW_OUTPUT_PATH,
 async function runVerify(workspace: string, command: string, timeoutMs: number, signal?: AbortSignal, reviewOutputDir?: string): Promise<{ passed: boolean; output: string }> {
   // Review verify reads the artifact through a read-only mount of its directory (reference §6.2).
   const mounts: Mount[] = reviewOutputDir === undefined ? [] : [{ source: reviewOutputDir, target: SANDBOX_REVIEW_OUTPUT, mode: "ro" }];
-  const env = reviewOutputDir === undefined ? buildSandboxEnv() : { ...buildSandboxEnv(), ...REVIEW_OUTPUT_ENV };
+  const base = { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() };
+  const env = reviewOutputDir === undefined ? base : { ...base, ...REVIEW_OUTPUT_ENV };
   const result = await runSandboxed(
     { workspace: { hostPath: workspace, mode: "ro" }, mounts, env, network: { mode: "none" } },
     ["/bin/sh", "-c", command],
@@ -55,8 +57,9 @@ export interface MeasureCellInput {
 export type Measurement = Pick<MeasuredFacts, "skillsChanged" | "verifyPassed" | "oraclePassed" | "reviewInvalid" | "diffUnchanged">;
 
 /**
- * Measures a cell after its model exited: the skill fingerprint again, the visible verify (workspace read-only, no
- * network), the hidden oracle staged only now (or, for a review arm, the artifact scored against labels read only
+ * Measures a cell after its model exited: the workspace's `.git` reset to the harness's copy (every git below,
+ * verify's and the oracle's included, reads only that, with attributes and drivers off), the skill fingerprint again,
+ * the visible verify (workspace read-only, no network), the hidden oracle staged only now (or, for a review arm, the artifact scored against labels read only
  * now, and copied out), churn and the patch (written 0600, exclusive), and the diff digest again. Writes each
  * measurement into the draft as soon as it is known; decides nothing (judgeCell does). Environment failures throw;
  * hidden labels that do not parse throw CELL_PIPELINE_REVIEW_LABELS_INVALID (a harness fault).
@@ -64,6 +67,8 @@ export type Measurement = Pick<MeasuredFacts, "skillsChanged" | "verifyPassed" |
 export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Promise<Measurement> {
   const { input, prepared, secrets } = cell;
   const { workspace, baseSha } = prepared;
+  // Every git from here on (verify, oracle, churn, patch, digest) reads the harness's copy, never the session's .git.
+  await resetWorkspaceGit(workspace, prepared.harnessGit, prepared.privateRoot);
   const skillsAfter = await computeSkillFingerprint(workspace, cell.evaluatedSkills).catch(() => "unreadable");
 
   const verify = await runVerify(workspace, input.task.verify, input.timeoutMs, input.signal, cell.reviewDir ?? undefined);
@@ -84,16 +89,22 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
     verdict = await runHiddenOracle(input.oracle, {
       workspaceDir: workspace,
       privateRoot: prepared.privateRoot,
-      runner: createBwrapOracleRunner({ env: buildSandboxEnv() }),
+      runner: createBwrapOracleRunner({ env: { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() } }),
       timeoutMs: input.timeoutMs,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
     });
   }
   recordFields(draft, { oracle_passed: verdict.passed, oracle_output: verdict.output });
 
-  const { churn, patch } = await measureWorkspace(workspace, baseSha, input.signal);
+  const { churn, patch, undiffed } = await measureWorkspace(workspace, baseSha, prepared.privateRoot, input.signal);
   recordFields(draft, { diff_files: churn.files, diff_insertions: churn.insertions, diff_deletions: churn.deletions });
+  // Entries git was not allowed to read are counted in the churn; the row says which, so nothing is hidden silently.
+  if (undiffed.length > 0) {
+    const named = undiffed.slice(0, 8).map((entry) => formatUndiffedMarker(entry).slice("# wfbench: ".length).trimEnd());
+    const more = undiffed.length > 8 ? ` (+${undiffed.length - 8} more)` : "";
+    draft.evidence_diagnostics = [...draft.evidence_diagnostics, redactText(`workspace entries counted as changed files but not diffed: ${named.join("; ")}${more}`, secrets)];
+  }
   draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, patch);
-  const diffAfter = await digestWorkspaceDiff(workspace, baseSha, input.signal);
+  const diffAfter = await digestWorkspaceDiff(workspace, baseSha, prepared.privateRoot, input.signal);
   return { skillsChanged: skillsAfter !== prepared.skillDigest, verifyPassed: verify.passed, oraclePassed: verdict.passed, reviewInvalid, diffUnchanged: diffAfter === prepared.diffBefore };
 }

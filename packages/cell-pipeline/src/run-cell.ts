@@ -152,6 +152,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       privateRoot: prepared.privateRoot,
       context,
       progress,
+      harnessGit: prepared.harnessGit,
     });
     await gateway.revoke();
 

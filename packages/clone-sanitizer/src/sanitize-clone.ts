@@ -282,11 +282,14 @@ async function rebuildIndex(ctx: GitContext, clone: string): Promise<void> {
   await runGit(ctx, clone, ["read-tree", "HEAD"]);
 }
 
+/** The only repository config the harness ever writes: the object format and core basics, nothing else. */
+export function minimalGitConfig(objectFormat: "sha1" | "sha256"): string {
+  return objectFormat === "sha256"
+    ? "[core]\n\trepositoryformatversion = 1\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[extensions]\n\tobjectformat = sha256\n"
+    : "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
+}
+
 async function writeMinimalConfig(clone: string, objectFormat: "sha1" | "sha256"): Promise<void> {
   // A fresh config drops remotes, branch tracking, includes, filters and anything else the clone carried.
-  const config =
-    objectFormat === "sha256"
-      ? "[core]\n\trepositoryformatversion = 1\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[extensions]\n\tobjectformat = sha256\n"
-      : "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
-  await writeFile(join(clone, ".git", "config"), config, { mode: 0o644 });
+  await writeFile(join(clone, ".git", "config"), minimalGitConfig(objectFormat), { mode: 0o644 });
 }
