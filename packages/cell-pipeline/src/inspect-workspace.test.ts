@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,6 +42,32 @@ describe("listPlanDocuments / diffPlanDocuments", () => {
     const last = await listPlanDocuments(ws);
     expect(diffPlanDocuments(after.docs, last.docs)).toEqual(["docs/plans/old.md"]);
     expect(last.unsafe).toEqual(["docs/plans/link.md"]);
+  });
+
+  it("never follows a planted docs or docs/plans link onto the host: the linked component is reported", async () => {
+    const host = tempDir();
+    mkdirSync(join(host, "plans"), { recursive: true });
+    writeFileSync(join(host, "plans/host-only.md"), "host bytes");
+    const viaDocs = tempDir();
+    symlinkSync(host, join(viaDocs, "docs"));
+    expect(await listPlanDocuments(viaDocs)).toEqual({ docs: new Map(), unsafe: ["docs"] });
+    const viaPlans = tempDir();
+    mkdirSync(join(viaPlans, "docs"));
+    symlinkSync(join(host, "plans"), join(viaPlans, "docs/plans"));
+    expect(await listPlanDocuments(viaPlans)).toEqual({ docs: new Map(), unsafe: ["docs/plans"] });
+    const fileDocs = tempDir();
+    writeFileSync(join(fileDocs, "docs"), "not a directory");
+    expect(await listPlanDocuments(fileDocs)).toEqual({ docs: new Map(), unsafe: ["docs"] });
+  });
+
+  it("flags a FIFO named like a plan without opening it for long", async () => {
+    const ws = tempDir();
+    mkdirSync(join(ws, "docs/plans"), { recursive: true });
+    execFileSync("mkfifo", [join(ws, "docs/plans/pipe.md")]);
+    writeFileSync(join(ws, "docs/plans/real.md"), "# plan");
+    const listed = await listPlanDocuments(ws);
+    expect([...listed.docs.keys()]).toEqual(["docs/plans/real.md"]);
+    expect(listed.unsafe).toEqual(["docs/plans/pipe.md"]);
   });
 
   it("returns nothing when there is no plan directory", async () => {
