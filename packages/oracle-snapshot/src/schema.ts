@@ -1,6 +1,7 @@
 import { checkRelativePath, hasLoneSurrogate, isBlankPython, utf8ByteLength } from "@wfbench/pycompat";
 import { z } from "zod";
 import { MAX_ORACLE_COMMAND_BYTES, MAX_ORACLE_FILES, MAX_ORACLE_PATH_BYTES } from "./limits.js";
+import { checkOracleMode } from "./oracle-mode.js";
 
 /** Stable rule names a declaration refusal carries; tests and callers branch on these. */
 export type OracleDeclarationRule =
@@ -25,7 +26,11 @@ export type OracleDeclarationRule =
   | "duplicate-source"
   | "duplicate-target"
   | "targets-overlap"
-  | "review-labels-target";
+  | "review-labels-target"
+  | "mode-unknown"
+  | "candidate-missing"
+  | "candidate-without-black-box"
+  | "review-black-box";
 
 /**
  * Returns the first path rule a declared oracle path breaks, or null when it is a clean relative POSIX path
@@ -65,19 +70,28 @@ const oracleCommand = z.string({ error: "must be a string" }).superRefine((comma
     });
 });
 
-/** A task's `oracle` mapping: exactly `command` and `files`, with the limits of the original harness. */
+/** How an oracle meets the candidate's code (see oracle-mode.ts); absent means `in-process`, the original's way. */
+export const OracleModeSchema = z.enum(["in-process", "black-box"], { error: "must be 'in-process' or 'black-box'" });
+
+/**
+ * A task's `oracle` mapping: `command` and `files` with the limits of the original harness, plus the optional
+ * `mode` and, for `mode: black-box` only, the `candidate` command (same limits as `command`).
+ */
 export const OracleDeclarationSchema = z
   .strictObject(
     {
+      mode: OracleModeSchema.optional(),
+      candidate: oracleCommand.optional(),
       command: oracleCommand,
       files: z
         .array(OracleFileDeclarationSchema, { error: "must be a list" })
         .min(1, { error: "must list at least one file" })
         .max(MAX_ORACLE_FILES, { error: `must list at most ${MAX_ORACLE_FILES} files` }),
     },
-    { error: "must be a mapping with exactly 'command' and 'files'" },
+    { error: "must be a mapping with exactly 'command' and 'files' (and optionally 'mode', 'candidate')" },
   )
   .superRefine((declaration, ctx) => {
+    checkOracleMode(declaration, ctx);
     const seenSources = new Set<string>();
     const seenTargets = new Set<string>();
     declaration.files.forEach((file, index) => {

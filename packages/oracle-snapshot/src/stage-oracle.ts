@@ -65,6 +65,21 @@ async function requireRealDirectory(path: string, role: string): Promise<Stats> 
   return stats;
 }
 
+/**
+ * The checks staging makes on its two roots, callable before anything else runs (a black-box oracle checks them
+ * before the candidate runs): both absolute real directories reached through no link, the private root outside the
+ * workspace and not writable by group or others.
+ * @throws {OracleStageInputError}
+ */
+export async function checkStageRoots(workspaceDir: string, privateRoot: string): Promise<void> {
+  await requireRealDirectory(workspaceDir, "workspace");
+  const privateStats = await requireRealDirectory(privateRoot, "private root");
+  if (isWithin(workspaceDir, privateRoot))
+    throw new OracleStageInputError("the private root must lie outside the workspace");
+  if ((privateStats.mode & 0o022) !== 0)
+    throw new OracleStageInputError(`private root ${privateRoot} must not be writable by group or others`);
+}
+
 function errnoOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
@@ -104,12 +119,7 @@ async function makeExclusiveDirectory(path: string, what: string): Promise<FileH
  */
 export async function stageOracle(snapshot: OracleSnapshot, options: StageOracleOptions): Promise<StagedOracle> {
   const { workspaceDir, privateRoot } = options;
-  await requireRealDirectory(workspaceDir, "workspace");
-  const privateStats = await requireRealDirectory(privateRoot, "private root");
-  if (isWithin(workspaceDir, privateRoot))
-    throw new OracleStageInputError("the private root must lie outside the workspace");
-  if ((privateStats.mode & 0o022) !== 0)
-    throw new OracleStageInputError(`private root ${privateRoot} must not be writable by group or others`);
+  await checkStageRoots(workspaceDir, privateRoot);
   const token = options.randomToken ? options.randomToken() : randomBytes(16).toString("hex");
   if (!TOKEN.test(token)) throw new OracleStageInputError("oracle stage token must be 32 lower-case hex digits");
   const name = `${ORACLE_DIR_PREFIX}${token}`;

@@ -4,6 +4,7 @@ import { validateOracleDeclaration, type OracleDeclaration } from "@wfbench/orac
 import { ROOT_FIELD, formatIssuePath, isBlankPython } from "@wfbench/pycompat";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
+import { isReviewTask } from "./is-review-task.js";
 import { SuiteFileSchema, TaskEntrySchema, type SuiteSkills } from "./schema.js";
 
 /** The skills a suite evaluates when it names none: the original harness's plan, work and review skills. */
@@ -66,7 +67,8 @@ const FIXES: Readonly<Record<string, string>> = {
   expensive: "write `expensive: true` or `expensive: false` (a YAML boolean) or drop the key",
   sandbox_copy: "list repo-relative paths that do not overlap and are not under .gitnexus or eval/workflow_bench",
   sandbox_dependencies: "list mappings with exactly `source` and `target`, repo-relative, non-overlapping targets",
-  oracle: "declare `oracle: {command: <hidden test command>, files: [{source: <path under oracles/>, target: <staged name>}]}`",
+  oracle:
+    "declare `oracle: {command: <hidden test command>, files: [{source: <path under oracles/>, target: <staged name>}]}`, optionally with `mode: black-box` and a `candidate: <command that runs the candidate>` (docs/task-writing.md)",
   tasks: "make the top level a mapping with a `tasks:` list of task mappings",
   skills: "write `skills: {plan: <skill dir>, work: <skill dir>, review: <skill dir>}` (review optional) or drop the key",
 };
@@ -158,7 +160,9 @@ export function parseTaskSuite(text: string, file: string, baseDir: string, opti
     if (sourceProblem !== null) return refuse(value.id, sourceProblem.field.replace(/^sandbox_dependencies\.source\[(\d+)\]$/u, "sandbox_dependencies[$1].source"), sourceProblem.message);
     const targetProblem = checkAssetPaths(dependencies.map((d) => d.target), "sandbox_dependencies.target");
     if (targetProblem !== null) return refuse(value.id, targetProblem.field.replace(/^sandbox_dependencies\.target\[(\d+)\]$/u, "sandbox_dependencies[$1].target"), targetProblem.message);
-    const oracle = validateOracleDeclaration(value.id, value.oracle, "implementation");
+    const declared = validateOracleDeclaration(value.id, value.oracle, "implementation");
+    // A task staging review labels is a review task; validating it as one adds the review rules (no black-box mode).
+    const oracle = declared.ok && isReviewTask({ oracle: declared.value }) ? validateOracleDeclaration(value.id, value.oracle, "review") : declared;
     if (!oracle.ok) {
       const first = oracle.error.issues[0];
       return refuse(value.id, first?.field ?? "oracle", first?.message ?? oracle.error.message, oracle.error.issues.length);
