@@ -33,6 +33,17 @@ async function runVerify(workspace: string, command: string, timeoutMs: number, 
   return { passed: result.ok, output: `${text.slice(-VERIFY_TAIL_CHARS)}\n${state}` };
 }
 
+/**
+ * The patch as stored: every known secret of the cell (and the redactor's own patterns) replaced. Latin-1 maps each
+ * byte to one char and back, so the bytes of non-UTF-8 files survive; a secret inside a binary file's base85 hunk is
+ * not recognised (nor would it be readable there).
+ */
+export function redactPatch(patch: Buffer, secrets: readonly string[]): Buffer {
+  const text = patch.toString("latin1");
+  const redacted = redactText(text, secrets);
+  return redacted === text ? patch : Buffer.from(redacted, "latin1");
+}
+
 async function writePatch(outDir: string, name: string, patch: Buffer): Promise<string> {
   const handle = await open(join(outDir, name), "wx", 0o600);
   try {
@@ -98,7 +109,8 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
 
   const { churn, patch } = await measureWorkspace(workspace, baseSha, input.signal);
   recordFields(draft, { diff_files: churn.files, diff_insertions: churn.insertions, diff_deletions: churn.deletions });
-  draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, patch);
+  // The agent can write the cell's token (or anything it found) into the workspace; the stored patch never carries it.
+  draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, redactPatch(patch, secrets));
   const diffAfter = await digestWorkspaceDiff(workspace, baseSha, input.signal);
   return { skillsChanged: skillsAfter !== prepared.skillDigest, verifyPassed: verify.passed, oraclePassed: verdict.passed, reviewInvalid, diffUnchanged: diffAfter === prepared.diffBefore };
 }

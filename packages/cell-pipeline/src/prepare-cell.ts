@@ -1,6 +1,6 @@
-import { mkdir } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { materializeCell } from "@wfbench/clone-sanitizer";
+import { SETTINGS_STUB_CONTENT, materializeCell } from "@wfbench/clone-sanitizer";
 import { isCandidateArm } from "@wfbench/result-row";
 import { runSandboxed } from "@wfbench/sandbox-bwrap";
 import { redactText } from "@wfbench/stream-json-evidence";
@@ -27,6 +27,8 @@ export interface PreparedCell {
   readonly skillDigest: string | null;
   /** The non-plan diff digest before any session (for no-work-produced). */
   readonly diffBefore: string;
+  /** The harness's read-only `{}` that covers the workspace's Claude Code settings files during sessions. */
+  readonly settingsStub: string;
 }
 
 /** The task's setup command failed: the cell stops here as an infra error. */
@@ -54,6 +56,10 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
   await mkdir(join(home, ".claude"), { mode: 0o700 });
   const tmp = await privateDir(join(cellRoot, "tmp"));
   const privateRoot = await privateDir(join(cellRoot, "private"));
+  // Outside every mount but the sessions' own read-only binds of it, so nothing in the cell can change its bytes.
+  const settingsStub = join(privateRoot, "claude-settings-stub.json");
+  await writeFile(settingsStub, SETTINGS_STUB_CONTENT, { mode: 0o444, flag: "wx" });
+  await chmod(settingsStub, 0o444);
   const clone = await materializeCell(input.template, { parentDir: cellRoot, ...signal });
   const workspace = clone.path;
   if (input.task.setup !== null) {
@@ -66,5 +72,5 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
   const skillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
   draft.skill_digest = skillDigest;
   const diffBefore = await digestWorkspaceDiff(workspace, baseSha, input.signal);
-  return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore };
+  return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore, settingsStub };
 }

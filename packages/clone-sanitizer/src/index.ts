@@ -6,3 +6,4 @@ export type { Template } from "./prepare-template.js";
 export { createTemplateCache } from "./template-cache.js";
 export { materializeCell } from "./materialize-cell.js";
 export { removeTree } from "./remove-tree.js";
+export { SETTINGS_STUB_CONTENT, SETTINGS_STUB_PATHS } from "./schema.js";
