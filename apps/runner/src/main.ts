@@ -4,13 +4,14 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isBenchReportError } from "@wfbench/bench-report";
 import { isCellPipelineError } from "@wfbench/cell-pipeline";
+import { isDurableFsError } from "@wfbench/durable-fs";
 import { isSanitizerError } from "@wfbench/clone-sanitizer";
 import { isGatewayError } from "@wfbench/litellm-gateway";
 import { isOracleError } from "@wfbench/oracle-snapshot";
+import { redactText } from "@wfbench/redact";
 import { isSandboxError } from "@wfbench/sandbox-bwrap";
 import { isScriptedModelError } from "@wfbench/scripted-model";
 import { isClaudeCliError } from "@wfbench/claude-cli";
-import { redactText } from "@wfbench/stream-json-evidence";
 import { isTaskSuiteError } from "@wfbench/task-suite";
 import { isRunnerError } from "./errors.js";
 import { USAGE, parseArgs } from "./parse-args.js";
@@ -37,7 +38,7 @@ function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: strin
 
 function isEnvironmentError(error: unknown): boolean {
   return (
-    isSandboxError(error) || isSanitizerError(error) || isOracleError(error) || isGatewayError(error) || isScriptedModelError(error) || isClaudeCliError(error) || isBenchReportError(error) || isCellPipelineError(error) || isTaskSuiteError(error)
+    isSandboxError(error) || isSanitizerError(error) || isOracleError(error) || isGatewayError(error) || isScriptedModelError(error) || isClaudeCliError(error) || isBenchReportError(error) || isDurableFsError(error) || isCellPipelineError(error) || isTaskSuiteError(error)
   );
 }
 

@@ -1,19 +1,20 @@
-import { createHash } from "node:crypto";
-import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { renderReport, openResultsLog, writeFileAtomic, type SweepStatus } from "@wfbench/bench-report";
+import { renderReport, openResultsLog, type SweepStatus } from "@wfbench/bench-report";
 import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
 import { computeOverlayDigest, formatPromotionFile, listMirrorTargets, type Promotion } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { isCandidateArm, isExcludedErrorKind, type Arm, type ResultRow } from "@wfbench/result-row";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
+import { sha256Hex } from "@wfbench/digest";
+import { removeTree, writeFileAtomic } from "@wfbench/durable-fs";
 import { startGateway } from "@wfbench/litellm-gateway";
 import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/oracle-snapshot";
 import { parseLabels } from "@wfbench/review-scoring";
+import { redactText } from "@wfbench/redact";
 import { preflight } from "@wfbench/sandbox-bwrap";
 import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
-import { redactText } from "@wfbench/stream-json-evidence";
 import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildSweepPromotion } from "./build-sweep-promotion.js";
 import { RunnerError } from "./errors.js";
@@ -96,7 +97,7 @@ async function readTargetBases(overlay: CandidateOverlay, templates: readonly Te
         }
         const bytes = await readFile(path);
         if (index === 0 && !bytes.equals(Buffer.from(file.bytes))) changes = true;
-        const digest = createHash("sha256").update(bytes).digest("hex");
+        const digest = sha256Hex(bytes);
         if (bases[target] !== undefined && bases[target] !== digest) throw badInput(`--candidate-overlay: the tasks' repositories hold different bytes at ${target}: run one overlay against tasks that share its skill files`);
         bases[target] = digest;
       }
@@ -290,11 +291,11 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     let promotionSummary: SweepSummary["promotion"] = null;
     if (promotion !== null) {
       const promotionPath = join(options.out, "promotion.json");
-      await writeFileAtomic(promotionPath, formatPromotionFile(promotion));
+      await writeFileAtomic(promotionPath, formatPromotionFile(promotion), { mode: 0o644 });
       promotionSummary = { path: promotionPath, decisions: promotion.decisions.map((d) => ({ candidateArm: d.candidate_arm, decision: d.decision })) };
     }
     const reportPath = join(options.out, "report.md");
-    await writeFileAtomic(reportPath, report.value);
+    await writeFileAtomic(reportPath, report.value, { mode: 0o644 });
     if (pool.failure !== null) {
       const cell = cells[pool.failure.index];
       const cause = pool.failure.error;
@@ -324,8 +325,8 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       }
     }
     // The report is written and the rows are final: a scratch dir that cannot be removed is the operator's to delete,
-    // not a different outcome.
-    await rm(workDir, { recursive: true, force: true }).catch((error: unknown) => {
+    // not a different outcome. removeTree also clears 0555 trees and chains past PATH_MAX a cell left behind.
+    await removeTree(workDir).catch((error: unknown) => {
       input.onEvent({ kind: "warning", message: `could not remove the scratch directory ${workDir} (${redactText(String(error), [])}): delete it by hand` });
     });
     // A release failure after a finished sweep must still fail the run (the sweep's own error wins otherwise).

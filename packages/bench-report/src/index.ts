@@ -2,6 +2,5 @@ export { BenchReportError, isBenchReportError } from "./errors.js";
 export type { BenchReportErrorCode } from "./errors.js";
 export { openResultsLog, readResultRows, readResultsLog } from "./results-log.js";
 export type { OpenResultsLogOptions, ReadResultRows, ReadResultsLog, ResultsLog } from "./results-log.js";
-export { writeFileAtomic } from "./write-file-atomic.js";
 export { renderReport } from "./render-report.js";
 export type { RenderReportOptions, RenderReportResult, ReportProvenance, SweepStatus } from "./render-report.js";

@@ -1,4 +1,5 @@
-import { aggregateByTaskArm, computeMedian, roundHalfEven, type Aggregate, type ImplementationDecision, type Promotion, type ReviewDecision, type RowRefusal } from "@wfbench/promotion-gate";
+import { aggregateByTaskArm, type Aggregate, type ImplementationDecision, type Promotion, type ReviewDecision, type RowRefusal } from "@wfbench/promotion-gate";
+import { median, roundHalfEven } from "@wfbench/pycompat";
 import { isExcludedErrorKind, parseResultRow, type ParsedRow } from "@wfbench/result-row";
 
 /** How the sweep ended; anything but `complete` disables promotion and says so in the report. */
@@ -70,7 +71,7 @@ function savingsRow(task: string, arm: string, base: Aggregate, a: Aggregate): s
 /** The median of values all present, or null when there are none or any is missing (null or absent). */
 function medianOfPresent(values: readonly (number | null | undefined)[]): number | null {
   const present = values.filter((value): value is number => typeof value === "number");
-  return values.length === 0 || present.length !== values.length ? null : computeMedian(present);
+  return values.length === 0 || present.length !== values.length ? null : median(present);
 }
 
 /** Medians of the gateway's wire fields over the valid rows of one task × arm; null when any row lacks the field. */

@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { lstat, mkdir, open, rename, rm } from "node:fs/promises";
+import { lstat, mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileAtomic } from "@wfbench/durable-fs";
 import { runSandboxed } from "@wfbench/sandbox-bwrap";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import { CellPipelineError } from "./errors.js";
@@ -49,18 +48,8 @@ async function writeOne(workspace: string, file: CandidateOverlayFile): Promise<
   const destination = join(workspace, file.path);
   const existing = await lstat(destination).catch(() => null);
   if (existing !== null && !existing.isFile()) throw failed(`overlay destination ${file.path} is a link or special file in the cell`);
-  const temp = join(destination, "..", `.wfbench-overlay-${randomBytes(8).toString("hex")}`);
-  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-  try {
-    await handle.writeFile(file.bytes);
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await handle.close();
-  await rename(temp, destination);
+  // Temp file beside it, fsync, rename, directory fsync: the commit that follows sees whole files only.
+  await writeFileAtomic(destination, file.bytes, { mode: 0o644 });
 }
 
 /**

@@ -1,17 +1,10 @@
-import { createHash } from "node:crypto";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { digestFileTree, type TreeFile } from "@wfbench/digest";
 import { CellPipelineError } from "./errors.js";
 
 /** Fingerprint bound (reference Appendix A, MAX_SKILL_FINGERPRINT_BYTES). */
 export const MAX_SKILL_FINGERPRINT_BYTES = 4 * 1024 * 1024;
-
-function frame(hash: ReturnType<typeof createHash>, bytes: Buffer): void {
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64BE(BigInt(bytes.length));
-  hash.update(length);
-  hash.update(bytes);
-}
 
 async function realDirectory(path: string, label: string): Promise<void> {
   const stat = await lstat(path).catch(() => null);
@@ -28,30 +21,29 @@ async function collect(root: string, relative: string, out: string[]): Promise<v
 }
 
 /**
- * The skill fingerprint of reference §4.5: every regular file under `.claude/skills/<skill>/` for each skill, sorted
- * by worktree-relative path, framed (8-byte big-endian length, path, length, bytes) into one sha256. Refuses
- * symlinks, special files, a missing or linked skill directory and more than 4 MiB; returns null for no skills.
+ * The skill fingerprint of reference §4.5: every regular file under `.claude/skills/<skill>/` for each skill, through
+ * @wfbench/digest's file-tree digest (code-point order, path and content framed), so a candidate row's skill_digest
+ * is exactly its overlay digest. Refuses symlinks, special files, a missing or linked skill directory and more than
+ * 4 MiB; returns null for no skills.
  */
 export async function computeSkillFingerprint(worktree: string, skills: readonly string[]): Promise<string | null> {
   if (skills.length === 0) return null;
-  const files: string[] = [];
+  const paths: string[] = [];
   for (const skill of skills) {
     let walked = worktree;
     for (const part of [".claude", "skills", skill]) {
       walked = join(walked, part);
       await realDirectory(walked, `.claude/skills/${skill} (${part})`);
     }
-    await collect(worktree, `.claude/skills/${skill}`, files);
+    await collect(worktree, `.claude/skills/${skill}`, paths);
   }
-  files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const hash = createHash("sha256");
+  const files: TreeFile[] = [];
   let total = 0;
-  for (const rel of files) {
-    const content = await readFile(join(worktree, rel));
-    total += content.length;
+  for (const path of paths) {
+    const bytes = await readFile(join(worktree, path));
+    total += bytes.length;
     if (total > MAX_SKILL_FINGERPRINT_BYTES) throw new CellPipelineError("CELL_PIPELINE_SKILL_INVALID", "evaluated skills exceed 4 MiB");
-    frame(hash, Buffer.from(rel, "utf8"));
-    frame(hash, content);
+    files.push({ path, bytes });
   }
-  return hash.digest("hex");
+  return digestFileTree(files);
 }

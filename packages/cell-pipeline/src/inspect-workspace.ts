@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { sha256Hex } from "@wfbench/digest";
 import { runSandboxed } from "@wfbench/sandbox-bwrap";
 import { PLAN_DIR } from "./arms.js";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
@@ -39,7 +39,7 @@ async function runGit(workspace: string, argv: readonly string[], mode: "ro" | "
 export async function digestWorkspaceDiff(workspace: string, baseSha: string, signal?: AbortSignal): Promise<string> {
   await runGit(workspace, ["add", "--intent-to-add", "-A", "--", "."], "rw", 1 << 20, signal);
   const diff = await runGit(workspace, ["diff", "--no-ext-diff", "--no-textconv", "--binary", baseSha, "--", ".", ...CHURN_EXCLUDES], "ro", 1024 * 1024 * 1024, signal);
-  return createHash("sha256").update(diff.stdout).digest("hex");
+  return sha256Hex(diff.stdout);
 }
 
 /**
@@ -89,7 +89,7 @@ export async function listPlanDocuments(workspace: string): Promise<{ docs: Read
       unsafe.push(rel);
       continue;
     }
-    docs.set(rel, createHash("sha256").update(await readFile(join(dir, entry.name))).digest("hex"));
+    docs.set(rel, sha256Hex(await readFile(join(dir, entry.name))));
   }
   return { docs, unsafe };
 }

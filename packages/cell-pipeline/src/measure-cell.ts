@@ -1,9 +1,9 @@
-import { open } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileExclusive } from "@wfbench/durable-fs";
 import { createBwrapOracleRunner, readReviewLabels, runHiddenOracle } from "@wfbench/oracle-snapshot";
 import { REVIEW_OUTPUT_ENV_VAR, SANDBOX_REVIEW_OUTPUT, SANDBOX_REVIEW_OUTPUT_PATH } from "@wfbench/review-scoring";
 import { runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
-import { redactText } from "@wfbench/stream-json-evidence";
+import { redactText } from "@wfbench/redact";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import type { RunCellInput } from "./cell-input.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
@@ -45,13 +45,8 @@ export function redactPatch(patch: Buffer, secrets: readonly string[]): Buffer {
 }
 
 async function writePatch(outDir: string, name: string, patch: Buffer): Promise<string> {
-  const handle = await open(join(outDir, name), "wx", 0o600);
-  try {
-    await handle.writeFile(patch);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  // Exclusive, no-follow, 0600, file and directory fsynced: the row names the patch once this returns.
+  await writeFileExclusive(join(outDir, name), patch, { mode: 0o600 });
   return name;
 }
 
@@ -73,7 +68,7 @@ export type Measurement = Pick<MeasuredFacts, "skillsChanged" | "verifyPassed" |
 /**
  * Measures a cell after its model exited: the skill fingerprint again, the visible verify (workspace read-only, no
  * network), the hidden oracle staged only now (or, for a review arm, the artifact scored against labels read only
- * now, and copied out), churn and the patch (written 0600, exclusive), and the diff digest again. Writes each
+ * now, and copied out), churn and the patch (redacted, written 0600, exclusive), and the diff digest again. Writes each
  * measurement into the draft as soon as it is known; decides nothing (judgeCell does). Environment failures throw;
  * hidden labels that do not parse throw CELL_PIPELINE_REVIEW_LABELS_INVALID (a harness fault).
  */

@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { lstat, open, readdir, realpath } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { compareCodePoints } from "@wfbench/digest";
 import { MAX_OVERLAY_PATH_BYTES, checkOverlayPath } from "@wfbench/promotion-gate";
 import type { CandidateArm } from "@wfbench/result-row";
 import type { SuiteSkills } from "@wfbench/task-suite";
@@ -54,10 +55,6 @@ function refuse(file: string | null, rule: OverlayRule, message: string): { ok: 
   return { ok: false, error: { file, rule, message } };
 }
 
-function byCodePoint(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /**
  * Checks one overlay-relative path with the one overlay path rule (@wfbench/promotion-gate `checkOverlayPath`, the
  * rule applyPromotedOverlay enforces again at apply time), `<skill>` one of the suite's evaluated skills. Returns the
@@ -75,7 +72,7 @@ export function listSuiteSkills(skills: SuiteSkills): readonly string[] {
 
 async function walk(root: string, relative: string, state: { entries: number; files: string[] }): Promise<OverlayRefusal | null> {
   const dir = relative === "" ? root : join(root, relative);
-  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => byCodePoint(a.name, b.name))) {
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => compareCodePoints(a.name, b.name))) {
     state.entries += 1;
     const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
     if (state.entries > OVERLAY_LIMITS.maxEntries) return { file: rel, rule: "too-many-entries", message: `the overlay holds more than ${OVERLAY_LIMITS.maxEntries} entries` };
@@ -130,7 +127,7 @@ export async function readCandidateOverlay(root: string, skills: SuiteSkills): P
   const walked = await walk(lexical, "", state);
   if (walked !== null) return { ok: false, error: walked };
   if (state.files.length === 0) return refuse(null, "no-files", "the overlay holds no files");
-  state.files.sort(byCodePoint);
+  state.files.sort(compareCodePoints);
   const files: CandidateOverlayFile[] = [];
   let total = 0;
   for (const rel of state.files) {
@@ -142,7 +139,7 @@ export async function readCandidateOverlay(root: string, skills: SuiteSkills): P
     if (total > OVERLAY_LIMITS.maxTotalBytes) return refuse(rel, "too-large", `the overlay exceeds ${OVERLAY_LIMITS.maxTotalBytes} bytes in all`);
     files.push({ path: rel, bytes });
   }
-  const touched = [...new Set(files.map((f) => f.path.split("/")[2] as string))].sort(byCodePoint);
+  const touched = [...new Set(files.map((f) => f.path.split("/")[2] as string))].sort(compareCodePoints);
   const requiredArms: CandidateOverlay["requiredArms"][number][] = [];
   // §2.1: a plan or work overlay is measured on the full workflow; a work overlay also on workflow_direct.
   if (touched.includes(skills.plan) || touched.includes(skills.work)) requiredArms.push("workflow", "candidate_workflow");

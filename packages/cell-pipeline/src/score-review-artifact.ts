@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileExclusive } from "@wfbench/durable-fs";
 import { MAX_REVIEW_BYTES, REVIEW_OUTPUT, flattenReviewScore, isReviewOraclePassed, parseLabels, parseReviewOutput, scoreReview } from "@wfbench/review-scoring";
 import type { ReviewRowFields } from "@wfbench/result-row";
 import { CellPipelineError } from "./errors.js";
@@ -54,13 +55,7 @@ export async function copyReviewArtifact(reviewOutputDir: string, outDir: string
     const buffer = Buffer.alloc(MAX_REVIEW_BYTES + 1);
     const { bytesRead } = await source.read(buffer, 0, buffer.length, 0);
     if (bytesRead > MAX_REVIEW_BYTES) return null;
-    const target = await open(join(outDir, name), "wx", 0o600);
-    try {
-      await target.writeFile(buffer.subarray(0, bytesRead));
-      await target.sync();
-    } finally {
-      await target.close();
-    }
+    await writeFileExclusive(join(outDir, name), buffer.subarray(0, bytesRead), { mode: 0o600 });
     return name;
   } finally {
     await source.close();

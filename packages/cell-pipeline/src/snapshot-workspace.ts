@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, open, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
+import { sha256Stream } from "@wfbench/digest";
 
 /** Path → descriptor (`d:<perm>`, `l:<perm>:<target>`, `s:<mode>`, `f:<perm>:<size>:<sha256>`), reference §6.6. */
 export type WorkspaceSnapshot = ReadonlyMap<string, string>;
@@ -60,13 +60,7 @@ async function hashFile(path: string, expected: { dev: number; ino: number }): P
   try {
     const stat = await handle.stat();
     if (!stat.isFile() || stat.dev !== expected.dev || stat.ino !== expected.ino) return null;
-    const hash = createHash("sha256");
-    let size = 0;
-    for await (const chunk of handle.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      size += chunk.length;
-    }
-    return { size, sha256: hash.digest("hex") };
+    return await sha256Stream(handle.createReadStream({ autoClose: false }));
   } finally {
     await handle.close();
   }

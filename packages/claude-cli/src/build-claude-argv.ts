@@ -1,4 +1,4 @@
-import stringify from "fast-json-stable-stringify";
+import { canonicalJson } from "@wfbench/digest";
 import { SANDBOX_CLAUDE, SANDBOX_SHELL_PREFIX } from "./build-claude-env.js";
 import { ClaudeCliError } from "./errors.js";
 
@@ -28,7 +28,7 @@ const CREDENTIAL_ENV = /^(?:ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|ANTHROPIC_CUS
 export function buildClaudeSettings(pinnedEnv: Readonly<Record<string, string>> = {}): string {
   const leaked = Object.keys(pinnedEnv).filter((name) => CREDENTIAL_ENV.test(name));
   if (leaked.length > 0) throw new ClaudeCliError("CLAUDE_CLI_SETTINGS_INVALID", `credential-like variables never go into --settings (argv is readable in the sandbox): ${leaked.join(", ")}`);
-  return stringify({
+  return canonicalJson({
     disableAllHooks: true,
     sandbox: { enabled: false },
     permissions: { allow: ["Read", "Grep", "Glob", "Bash"], disableBypassPermissionsMode: "disable" },

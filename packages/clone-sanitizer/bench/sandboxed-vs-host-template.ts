@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import type { GitRunner } from "../src/git-runner.js";
 import { createHostGitRunner } from "../src/host-git-runner.js";
 import { prepareTemplate } from "../src/prepare-template.js";
-import { removeTree } from "../src/remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import { createSandboxedGitRunner } from "../src/sandboxed-git-runner.js";
 
 const source = resolve(process.argv[2] ?? join(import.meta.dirname, "../../../tasks/demo/repos/mathlib"));

@@ -8,7 +8,7 @@ import { performance } from "node:perf_hooks";
 import { createHostGitRunner } from "../src/host-git-runner.js";
 import { materializeCell } from "../src/materialize-cell.js";
 import { prepareTemplate } from "../src/prepare-template.js";
-import { removeTree } from "../src/remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 
 const COMMITS = 1_000;
 const FILES = 2_000;

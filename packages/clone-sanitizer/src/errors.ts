@@ -113,14 +113,6 @@ export class AssetCaptureError extends SanitizerError {
   }
 }
 
-/** Removing a cell or template tree failed or was asked to remove something it must not. */
-export class CleanupError extends SanitizerError {
-  constructor(message: string, options?: ErrorOptions) {
-    super("SANITIZER_CLEANUP_FAILED", message, options);
-    this.name = "CleanupError";
-  }
-}
-
 const MAX_MESSAGE_ECHO = 200;
 
 function truncateForMessage(text: string): string {

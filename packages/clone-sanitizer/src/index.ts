@@ -5,5 +5,6 @@ export { createSandboxedGitRunner } from "./sandboxed-git-runner.js";
 export type { Template } from "./prepare-template.js";
 export { createTemplateCache } from "./template-cache.js";
 export { materializeCell } from "./materialize-cell.js";
-export { removeTree } from "./remove-tree.js";
+// The one tree removal (0555 trees, chains past PATH_MAX) lives in @wfbench/durable-fs; re-exported for cell owners.
+export { removeTree } from "@wfbench/durable-fs";
 export { SETTINGS_STUB_CONTENT, SETTINGS_STUB_PATHS } from "./schema.js";

@@ -5,7 +5,7 @@ import { assertSelfContained } from "./assert-self-contained.js";
 import { copyTree } from "./copy-tree.js";
 import { CopyFailedError, NotSelfContainedError, SanitizerError } from "./errors.js";
 import type { Template } from "./prepare-template.js";
-import { removeTree } from "./remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 
 /** A private, self-contained copy of a template for one cell. */
 export interface Cell {

@@ -3,7 +3,7 @@ import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readlink, rename, rm, 
 import { dirname, join } from "node:path";
 import { UnsafeLayoutError } from "./errors.js";
 import { inspectRelativePath } from "./inspect-path.js";
-import { removeTree } from "./remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import type { TaskAssetSnapshot } from "./snapshot-task-assets.js";
 
 /** The sandbox mounts a cell needs for its dependencies (in-sandbox paths under /workspace). */

@@ -1,6 +1,6 @@
+import { formatIssuePath } from "@wfbench/pycompat";
 import type { z } from "zod";
 import type { DeclarationRejection, Result } from "./result.js";
-import { formatFieldPath } from "./schema.js";
 
 /** Parse untrusted input with `schema`; the first issue becomes a rejection naming its field. */
 export function parseDeclaration<S extends z.ZodType>(
@@ -11,12 +11,12 @@ export function parseDeclaration<S extends z.ZodType>(
   const parsed = schema.safeParse(input);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issue = parsed.error.issues[0];
-  const field = formatFieldPath(issue?.path ?? []);
+  const field = formatIssuePath(issue?.path ?? [], fieldPrefix);
   return {
     ok: false,
     error: {
       kind: "invalid-declaration",
-      field: fieldPrefix === "" ? field : `${fieldPrefix}.${field}`,
+      field,
       message: issue?.message ?? "invalid input",
     },
   };

@@ -1,10 +1,10 @@
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
-import { digestJson, sha256Hex } from "./digest.js";
+import { digestJson, sha256Hex } from "@wfbench/digest";
 import type { GitRunner } from "./git-runner.js";
 import { makeClone, type RefNotFound } from "./make-clone.js";
 import { parseDeclaration } from "./parse-declaration.js";
-import { removeTree } from "./remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import type { DeclarationRejection, Result } from "./result.js";
 import { DEFAULT_GIT_TIMEOUTS, type GitContext, type GitTimeouts } from "./run-git.js";
 import { sanitizeClone } from "./sanitize-clone.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseDeclaration } from "./parse-declaration.js";
-import { formatFieldPath, pathsOverlap, PrepareTemplateInputSchema, RelativePathSchema } from "./schema.js";
+import { pathsOverlap, PrepareTemplateInputSchema, RelativePathSchema } from "./schema.js";
 
 describe("RelativePathSchema", () => {
   it.each(["a", "a/b.txt", ".github/workflows/x.yml", "eval/workflow_bench"])("accepts %s", (path) => {
@@ -46,9 +46,3 @@ describe("parseDeclaration", () => {
   });
 });
 
-describe("formatFieldPath", () => {
-  it("renders indices and keys", () => {
-    expect(formatFieldPath(["neutralize", 0, "path"])).toBe("neutralize[0].path");
-    expect(formatFieldPath([])).toBe("(input)");
-  });
-});

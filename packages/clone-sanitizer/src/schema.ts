@@ -1,3 +1,4 @@
+import { checkRelativePath } from "@wfbench/pycompat";
 import { z } from "zod";
 
 /** Longest repo-relative path accepted anywhere (bytes, UTF-8), matching the task-asset limit. */
@@ -19,26 +20,13 @@ export const SETTINGS_STUB_CONTENT = "{}\n";
 const REVIEW_CASES_ROOT = "eval/workflow_bench/review_cases";
 const GRAPH_ROOT = ".gitnexus";
 
-function relativePathProblem(value: string): string | undefined {
-  if (value.trim() === "") return "must be a nonblank path";
-  if (value.includes("\0")) return "must not contain NUL";
-  if (value.includes("\\")) return "must use forward slashes only";
-  if (value.startsWith("/")) return "must be relative to the repository root";
-  if (Buffer.byteLength(value, "utf8") > MAX_RELATIVE_PATH_BYTES) {
-    return `must be at most ${MAX_RELATIVE_PATH_BYTES} bytes`;
-  }
-  const parts = value.split("/");
-  if (parts.some((part) => part === "" || part === "." || part === "..")) {
-    return "must not contain empty, '.' or '..' components";
-  }
-  if (parts[0]?.toLowerCase() === ".git") return "must not point into .git";
-  return undefined;
-}
-
-/** A repo-relative posix path: no traversal, no absolute form, no `.git`; trusts nothing about the disk. */
+/**
+ * A repo-relative posix path (@wfbench/pycompat's checkRelativePath: no traversal, no absolute form, no `.git` first
+ * part, at most MAX_RELATIVE_PATH_BYTES); trusts nothing about the disk.
+ */
 export const RelativePathSchema = z.string().superRefine((value, ctx) => {
-  const problem = relativePathProblem(value);
-  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+  const problem = checkRelativePath(value, { maxBytes: MAX_RELATIVE_PATH_BYTES });
+  if (problem !== null) ctx.addIssue({ code: "custom", message: problem.message });
 });
 
 /** True when `a` equals `b` or one contains the other as a directory prefix. */
@@ -171,13 +159,3 @@ export const TaskAssetDeclarationsSchema = z
 export type TaskAssetDeclarationsInput = z.input<typeof TaskAssetDeclarationsSchema>;
 /** Parsed task asset declarations. */
 export type TaskAssetDeclarations = z.output<typeof TaskAssetDeclarationsSchema>;
-
-/** Render a zod issue path as the field name callers see (`hiddenPaths[2]`, `neutralize[0].path`). */
-export function formatFieldPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const part of path) {
-    if (typeof part === "number") out += `[${part}]`;
-    else out += out === "" ? String(part) : `.${String(part)}`;
-  }
-  return out === "" ? "(input)" : out;
-}

@@ -3,11 +3,11 @@ import { chmod, lstat, mkdir, mkdtemp, open, readdir, readlink, rename, symlink,
 import { posix } from "node:path";
 import { join } from "node:path";
 import type { Stats } from "node:fs";
-import { digestJson, sha256Hex } from "./digest.js";
+import { digestJson, sha256Hex } from "@wfbench/digest";
 import { AssetCaptureError } from "./errors.js";
 import { inspectRelativePath } from "./inspect-path.js";
 import { parseDeclaration } from "./parse-declaration.js";
-import { removeTree } from "./remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import type { DeclarationRejection, Result } from "./result.js";
 import { TaskAssetDeclarationsSchema, type TaskAssetDeclarations, type TaskAssetDeclarationsInput } from "./schema.js";
 

@@ -1,7 +1,7 @@
-import { digestJson } from "./digest.js";
+import { digestJson } from "@wfbench/digest";
 import { isSanitizerError } from "./errors.js";
 import { createBuildMemo } from "./memoize-builds.js";
-import { removeTree } from "./remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import type { DeclarationRejection, Result } from "./result.js";
 import { snapshotTaskAssets, type SnapshotTaskAssetsRequest, type TaskAssetSnapshot } from "./snapshot-task-assets.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { digestJson, sha256Hex } from "./digest.js";
+import { digestJson, sha256Hex } from "@wfbench/digest";
 import { SANITIZER_VERSION } from "./prepare-template.js";
 import { computeTemplateKey } from "./template-cache.js";
 

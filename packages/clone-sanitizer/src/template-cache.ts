@@ -1,4 +1,4 @@
-import { digestJson, sha256Hex } from "./digest.js";
+import { digestJson, sha256Hex } from "@wfbench/digest";
 import { isSanitizerError } from "./errors.js";
 import type { GitRunner } from "./git-runner.js";
 import { createBuildMemo } from "./memoize-builds.js";
@@ -9,7 +9,7 @@ import {
   type Template,
   type TemplateRejection,
 } from "./prepare-template.js";
-import { removeTree } from "./remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import type { Result } from "./result.js";
 import type { GitTimeouts } from "./run-git.js";
 import { PrepareTemplateInputSchema, type PrepareTemplateInput } from "./schema.js";

@@ -7,7 +7,7 @@ import type { GitInvocation, GitOutcome, GitRunner } from "../src/git-runner.js"
 import { createHostGitRunner } from "../src/host-git-runner.js";
 import { materializeCell } from "../src/materialize-cell.js";
 import type { Template } from "../src/prepare-template.js";
-import { removeTree } from "../src/remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import { createTemplateCache } from "../src/template-cache.js";
 import { commitAll, git, hasGit, initRepo, makeScratch, writeFiles } from "./helpers/git-fixture.js";
 
@@ -146,48 +146,5 @@ describe.skipIf(!hasGit() && !required)("template cache and cell copies", () => 
       mkdirSync(join(cell.path, ".git/objects/info"), { recursive: true });
       await removeTree(cell.path);
     });
-  });
-});
-
-describe("removeTree", () => {
-  it("removes a tree of 0555 directories and 0444 files", async () => {
-    const scratch = makeScratch();
-    const root = join(scratch, "cell");
-    writeFiles(root, { "a/b/c.txt": "x", "a/d.txt": "y" });
-    for (const dir of ["a/b", "a", "."]) chmodSync(join(root, dir), 0o555);
-    chmodSync(join(root, "a/b/c.txt"), 0o444);
-    await removeTree(root);
-    expect(existsSync(root)).toBe(false);
-    await removeTree(scratch);
-  });
-
-  // Needs root to hand the tree to another uid; a non-root run reports a skip instead of a vacuous pass.
-  it.skipIf(process.getuid?.() !== 0)("works for a non-root owner, who cannot unlink inside 0555 directories without the chmod", () => {
-    const scratch = makeScratch();
-    chmodSync(scratch, 0o777);
-    const root = join(scratch, "cell");
-    writeFiles(root, { "a/b/c.txt": "x" });
-    spawnSync("chown", ["-R", "65534:65534", root]);
-    for (const dir of ["a/b", "a"]) chmodSync(join(root, dir), 0o555);
-    const module = JSON.stringify(join(import.meta.dirname, "..", "src", "remove-tree.ts"));
-    const script = `import(${module}).then((m) => m.removeTree(${JSON.stringify(root)})).catch((e) => { console.error(e); process.exit(1); });`;
-    const plainRm = spawnSync("rm", ["-rf", join(root, "a")], { uid: 65534, gid: 65534 });
-    expect(plainRm.status).not.toBe(0);
-    const tsx = join(import.meta.dirname, "..", "..", "..", "node_modules", ".bin", "tsx");
-    const ours = spawnSync(tsx, ["--eval", script], {
-      uid: 65534,
-      gid: 65534,
-      cwd: scratch,
-      env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: scratch, TMPDIR: scratch },
-      encoding: "utf8",
-    });
-    expect(ours.stderr).toBe("");
-    expect(existsSync(root)).toBe(false);
-    spawnSync("rm", ["-rf", scratch]);
-  });
-
-  it("refuses relative paths and the root directory", async () => {
-    await expect(removeTree("relative/path")).rejects.toMatchObject({ code: "SANITIZER_CLEANUP_FAILED" });
-    await expect(removeTree("/")).rejects.toMatchObject({ code: "SANITIZER_CLEANUP_FAILED" });
   });
 });

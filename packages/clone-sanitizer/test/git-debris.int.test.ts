@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createHostGitRunner } from "../src/host-git-runner.js";
-import { removeTree } from "../src/remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import { DEFAULT_GIT_TIMEOUTS, type GitContext } from "../src/run-git.js";
 import { MAX_CLONE_REFS, sanitizeClone } from "../src/sanitize-clone.js";
 import { verifySanitizedClone } from "../src/verify-sanitized-clone.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createHostGitRunner } from "../src/host-git-runner.js";
 import { prepareTemplate } from "../src/prepare-template.js";
-import { removeTree } from "../src/remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import { DEFAULT_GIT_TIMEOUTS, runGit, type GitContext } from "../src/run-git.js";
 import { sanitizeClone } from "../src/sanitize-clone.js";
 import { commitAll, git, gitStatus, hasGit, initRepo, makeScratch, writeFiles } from "./helpers/git-fixture.js";

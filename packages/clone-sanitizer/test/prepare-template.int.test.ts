@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHostGitRunner } from "../src/host-git-runner.js";
 import { materializeCell } from "../src/materialize-cell.js";
 import { prepareTemplate, type Template } from "../src/prepare-template.js";
-import { removeTree } from "../src/remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import { DEFAULT_GIT_TIMEOUTS, type GitContext } from "../src/run-git.js";
 import { sanitizeClone, SANITIZED_COMMIT } from "../src/sanitize-clone.js";
 import { verifySanitizedClone } from "../src/verify-sanitized-clone.js";

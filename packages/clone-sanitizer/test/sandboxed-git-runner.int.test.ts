@@ -6,7 +6,7 @@ import type { GitRunner } from "../src/git-runner.js";
 import { createHostGitRunner } from "../src/host-git-runner.js";
 import { materializeCell } from "../src/materialize-cell.js";
 import { prepareTemplate } from "../src/prepare-template.js";
-import { removeTree } from "../src/remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import { DEFAULT_GIT_TIMEOUTS, runGit, type GitContext } from "../src/run-git.js";
 import { createSandboxedGitRunner } from "../src/sandboxed-git-runner.js";
 import { blobId, commitAll, git, hasGit, initRepo, makeScratch, writeFiles } from "./helpers/git-fixture.js";

@@ -4,7 +4,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSy
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { materializeTaskAssets } from "../src/materialize-task-assets.js";
-import { removeTree } from "../src/remove-tree.js";
+import { removeTree } from "@wfbench/durable-fs";
 import type { TaskAssetDeclarationsInput } from "../src/schema.js";
 import { DEFAULT_ASSET_LIMITS, snapshotTaskAssets } from "../src/snapshot-task-assets.js";
 import { createTaskAssetCache } from "../src/task-asset-cache.js";

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "@wfbench/digest";
 
 /** Per-cell bearer tokens: minted by the runner, valid for one cell until revoked. */
 export interface CellTokenRegistry {
@@ -11,7 +12,7 @@ export interface CellTokenRegistry {
 }
 
 function digest(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return sha256Hex(token);
 }
 
 /**

@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { calcPrice } from "@pydantic/genai-prices";
+import { sha256Hex } from "@wfbench/digest";
 import { isOpenAiModel } from "./route-model.js";
 import type { WireUsage } from "./schema.js";
 
@@ -27,7 +27,7 @@ export function readPriceTableVersion(): string {
     typeof packageJson === "object" && packageJson !== null && "version" in packageJson
       ? String(packageJson.version)
       : "unknown";
-  const digest = createHash("sha256").update(readFileSync(entry)).digest("hex").slice(0, 12);
+  const digest = sha256Hex(readFileSync(entry)).slice(0, 12);
   cachedVersion = `@pydantic/genai-prices@${version}+sha256:${digest}`;
   return cachedVersion;
 }

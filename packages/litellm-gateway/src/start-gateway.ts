@@ -1,9 +1,11 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { lstat, unlink } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { sha256Hex } from "@wfbench/digest";
+import { redactKnownSecrets, redactText } from "@wfbench/redact";
 import { Agent, request as undiciRequest } from "undici";
 import { createCellTokenRegistry } from "./cell-tokens.js";
 import { createSseConformanceChecker } from "./check-sse-conformance.js";
@@ -14,7 +16,6 @@ import { createUsageAccumulator, emptyUsage, extractUsageFromMessage } from "./e
 import { createSseParser } from "./parse-sse.js";
 import { priceUsage, readPriceTableVersion } from "./price-usage.js";
 import { GATEWAY_REQUEST_TIMEOUT_S } from "./read-gateway-env.js";
-import { redactSecrets } from "./redact-secrets.js";
 import { ListenConfig, MessagesRequestHead, UpstreamConfig } from "./schema.js";
 import type { RequestOutcome, UsageRow } from "./schema.js";
 import { summarizeCellUsage } from "./summarize-cell-usage.js";
@@ -100,7 +101,7 @@ function presentedToken(req: IncomingMessage): { token: string; conflict: boolea
 }
 
 function redactHeader(value: string | string[], secrets: readonly (string | undefined)[]): string | string[] {
-  return Array.isArray(value) ? value.map((v) => redactSecrets(v, secrets)) : redactSecrets(value, secrets);
+  return Array.isArray(value) ? value.map((v) => redactKnownSecrets(v, secrets)) : redactKnownSecrets(value, secrets);
 }
 
 // A non-streaming body is rewritten only when it actually contains a secret, so ordinary replies stay byte for byte.
@@ -108,7 +109,7 @@ function redactBody(body: Buffer, encoding: string | string[] | undefined, secre
   const name = typeof encoding === "string" ? encoding.trim().toLowerCase() : encoding === undefined ? "identity" : "";
   if (name !== "identity" && name !== "") return body;
   const text = body.toString("utf8");
-  const redacted = redactSecrets(text, secrets);
+  const redacted = redactKnownSecrets(text, secrets);
   return redacted === text ? body : Buffer.from(redacted, "utf8");
 }
 
@@ -264,7 +265,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     const finish = (outcome: RequestOutcome, status: number | null, error: string | null): void => {
       row.outcome = outcome;
       row.http_status = status;
-      row.error = error === null ? null : redactSecrets(error, secrets).slice(0, 500);
+      row.error = error === null ? null : redactText(error, secrets).slice(0, 500);
       row.completed_at = new Date().toISOString();
       row.duration_ms = Math.round((performance.now() - started) * 1000) / 1000;
       const priced = priceUsage(row.usage, row.model_served ?? row.model_requested);
@@ -317,7 +318,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       finish("bad_request", 413, "request body too large");
       return;
     }
-    row.request_sha256 = createHash("sha256").update(body).digest("hex");
+    row.request_sha256 = sha256Hex(body);
     const decoded = decodeForInspection(body, headerValue(req.headers, "content-encoding"), maxRequestBytes);
     let head: unknown;
     try {

@@ -5,11 +5,11 @@ import { closeSync, openSync } from "node:fs";
 import { chmod, open as openFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { redactText } from "@wfbench/redact";
 import { request as undiciRequest } from "undici";
 import { stringify as stringifyYaml } from "yaml";
 import { GatewayConfigError, LiteLlmExitedError, LiteLlmReadyTimeoutError, LiteLlmSpawnError } from "./errors.js";
 import { DEFAULT_READY_TIMEOUT_S, GATEWAY_ENV_NAMES, GATEWAY_REQUEST_TIMEOUT_S } from "./read-gateway-env.js";
-import { redactSecrets } from "./redact-secrets.js";
 import { isOpenAiModel, toLiteLlmModel } from "./route-model.js";
 import type { UpstreamConfig } from "./schema.js";
 import { SUPERVISOR_SCRIPT } from "./supervisor-script.js";
@@ -221,7 +221,7 @@ export async function startLiteLlm(options: StartLiteLlmOptions): Promise<LiteLl
     })();
     return closing;
   };
-  const readLogTail = async (maxBytes = 4000): Promise<string> => redactSecrets(await readTail(logPath, maxBytes), secrets);
+  const readLogTail = async (maxBytes = 4000): Promise<string> => redactText(await readTail(logPath, maxBytes), secrets);
 
   const deadline = performance.now() + budgetMs;
   for (;;) {

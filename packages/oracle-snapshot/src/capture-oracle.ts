@@ -156,5 +156,5 @@ export async function captureOracle(declaration: OracleDeclaration, oraclesRoot:
     total += outcome.payload.byteLength;
     files.push({ target: file.target, payload: outcome.payload });
   }
-  return { ok: true, value: new OracleSnapshot(parsed.data.command, files) };
+  return { ok: true, value: new OracleSnapshot(parsed.data.command, files, parsed.data) };
 }

@@ -1,4 +1,4 @@
-import { hashFrames, sha256Hex } from "./hash-frames.js";
+import { compareCodePoints, hashFrames, sha256Hex } from "@wfbench/digest";
 
 /** One captured file as far as digests are concerned. */
 export interface OracleDigestInput {
@@ -21,17 +21,13 @@ export interface OracleBinding {
   readonly oracle_files: readonly OracleFileBinding[];
 }
 
-/** Orders targets by their UTF-8 bytes, which equals code-point order (what the original's sort used). */
-export function compareTargets(left: string, right: string): number {
-  return Buffer.compare(Buffer.from(left, "utf8"), Buffer.from(right, "utf8"));
-}
-
 /**
  * Computes the three oracle digests and the file list from a command and captured payloads. Trusts the payloads
  * to be the captured bytes; sorts by target itself so callers' order never matters.
  */
 export function computeOracleDigests(command: string, files: readonly OracleDigestInput[]): OracleBinding {
-  const sorted = [...files].sort((left, right) => compareTargets(left.target, right.target));
+  // Code-point order, as the original's sorted() (validated targets hold no lone surrogate).
+  const sorted = [...files].sort((left, right) => compareCodePoints(left.target, right.target));
   const oracleFiles = sorted.map((file) => ({
     target: file.target,
     sha256: sha256Hex(file.payload),

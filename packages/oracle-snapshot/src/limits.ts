@@ -22,3 +22,13 @@ export const ORACLE_OUTPUT = Object.freeze({
   failed: "hidden oracle failed",
   unavailable: "hidden oracle snapshot unavailable",
 } as const);
+/** Most stdout bytes a black-box candidate run may produce; more is the candidate's failure, never truncated data. */
+export const MAX_CANDIDATE_STDOUT_BYTES = 1024 * 1024;
+/** Environment variable that points a black-box oracle command at the candidate run's captured output. */
+export const CANDIDATE_OUTPUT_ENV_VAR = "WFBENCH_CANDIDATE_OUTPUT";
+/** In-sandbox directory where the bwrap runner shows a black-box oracle its harness-owned view. */
+export const SANDBOX_ORACLE_VIEW = "/oracle";
+/** Name prefix of the harness-owned view directory of a black-box oracle run (under the private root). */
+export const CANDIDATE_VIEW_PREFIX = ".wfbench-candidate-";
+/** Subdirectory of the view holding the candidate run's `stdout` and `status.json`. */
+export const CANDIDATE_OUTPUT_DIR = "candidate-output";

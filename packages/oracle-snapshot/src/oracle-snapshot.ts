@@ -1,6 +1,8 @@
 import { computeOracleDigests } from "./compute-oracle-digests.js";
 import type { OracleBinding, OracleFileBinding } from "./compute-oracle-digests.js";
 import { OracleError } from "./errors.js";
+import { oracleCommandIdentity } from "./oracle-mode.js";
+import type { OracleMode, OracleModeFields } from "./oracle-mode.js";
 import { findOraclePathViolation } from "./schema.js";
 
 /** A captured file handed to `createOracleSnapshot`. */
@@ -15,14 +17,23 @@ export interface OracleSnapshotFile {
  */
 export class OracleSnapshot {
   readonly command: string;
+  /** `in-process` (the command imports or runs the candidate beside the stage) or `black-box` (see oracle-mode.ts). */
+  readonly mode: OracleMode;
+  /** The black-box command that runs the candidate's code without the stage; null in-process. */
+  readonly candidate: string | null;
   readonly binding: OracleBinding;
   readonly #payloads: ReadonlyMap<string, Buffer>;
 
   /**
    * Use `captureOracle` or `createOracleSnapshot`; this copies every payload it is given.
-   * @throws {OracleError} ORACLE_SNAPSHOT_INVALID for a duplicate target or one the declaration rules refuse.
+   * @throws {OracleError} ORACLE_SNAPSHOT_INVALID for a duplicate target or one the declaration rules refuse, and
+   * for a `candidate` given without `mode: black-box` (or missing with it, or holding a NUL).
    */
-  constructor(command: string, files: readonly OracleSnapshotFile[]) {
+  constructor(command: string, files: readonly OracleSnapshotFile[], modeFields: OracleModeFields = {}) {
+    const mode = modeFields.mode ?? "in-process";
+    const candidate = modeFields.candidate ?? null;
+    if ((mode === "black-box") !== (candidate !== null) || (candidate ?? "").includes("\0"))
+      throw new OracleError("ORACLE_SNAPSHOT_INVALID", "a candidate command is required with mode black-box, and only then");
     const payloads = new Map<string, Buffer>();
     for (const file of files) {
       // Staging joins targets under the stage directory, so a hand-built snapshot gets the declaration's path rules.
@@ -33,8 +44,13 @@ export class OracleSnapshot {
       payloads.set(file.target, Buffer.from(file.payload));
     }
     this.command = command;
+    this.mode = mode;
+    this.candidate = candidate;
     this.#payloads = payloads;
-    const binding = computeOracleDigests(command, [...payloads].map(([target, payload]) => ({ target, payload })));
+    const binding = computeOracleDigests(
+      oracleCommandIdentity(command, mode, candidate),
+      [...payloads].map(([target, payload]) => ({ target, payload })),
+    );
     this.binding = Object.freeze({
       ...binding,
       oracle_files: Object.freeze(binding.oracle_files.map((file) => Object.freeze({ ...file }))),
@@ -70,6 +86,10 @@ export class OracleSnapshot {
  * Builds a snapshot from bytes already in memory; trusts the bytes as captured and copies them, refuses (throws
  * ORACLE_SNAPSHOT_INVALID) a duplicate target or one that breaks the declaration's path rules.
  */
-export function createOracleSnapshot(command: string, files: readonly OracleSnapshotFile[]): OracleSnapshot {
-  return new OracleSnapshot(command, files);
+export function createOracleSnapshot(
+  command: string,
+  files: readonly OracleSnapshotFile[],
+  modeFields: OracleModeFields = {},
+): OracleSnapshot {
+  return new OracleSnapshot(command, files, modeFields);
 }

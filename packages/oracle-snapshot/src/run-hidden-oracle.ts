@@ -1,56 +1,33 @@
 import { OracleError, OracleRunInfrastructureError } from "./errors.js";
-import { ORACLE_ENV_VAR, ORACLE_ENV_VAR_ALIAS, ORACLE_OUTPUT } from "./limits.js";
-import type { OracleCommandRunner, OracleRunRequest } from "./oracle-command-runner.js";
+import type { OracleCommandRunner } from "./oracle-command-runner.js";
 import type { OracleSnapshot } from "./oracle-snapshot.js";
-import { removeStagedOracle } from "./remove-staged-oracle.js";
-import { OracleRunReportSchema } from "./schema.js";
-import type { OracleRunReport } from "./schema.js";
-import { stageOracle } from "./stage-oracle.js";
-import { verifyOracleMountpoint, verifyStagedOracle } from "./verify-staged-oracle.js";
+import { runBlackBoxOracle } from "./run-black-box-oracle.js";
+import { runStagedCommand } from "./run-staged-command.js";
+import type { HiddenOracleVerdict } from "./run-staged-command.js";
+
+export type { HiddenOracleVerdict } from "./run-staged-command.js";
 
 /** Options of one hidden-oracle run. */
 export interface RunHiddenOracleOptions {
   readonly workspaceDir: string;
   readonly privateRoot: string;
   readonly runner: OracleCommandRunner;
+  /** Bound of the oracle command, and (black-box) of the candidate command before it. */
   readonly timeoutMs: number;
-  /** Extra variables for the command (e.g. the review-output path); the oracle root variables always win. */
+  /** Extra variables for the command(s) (e.g. the review-output path); the oracle root variables always win. */
   readonly extraEnv?: Readonly<Record<string, string>>;
   readonly signal?: AbortSignal;
   readonly randomToken?: () => string;
 }
 
 /**
- * The only facts kept from a hidden-oracle run: pass/fail, its outcome kind and fixed `oracle_output` text. The exit
- * code is dropped like stdout/stderr: code that ran beside the hidden tests chose it.
- */
-export interface HiddenOracleVerdict {
-  readonly passed: boolean;
-  readonly outcome: "oracle-passed" | "oracle-failed";
-  readonly output: typeof ORACLE_OUTPUT.passed | typeof ORACLE_OUTPUT.failed;
-  readonly oracleDigest: string;
-}
-
-type RunOutcome = { readonly report: OracleRunReport } | { readonly infrastructure: string };
-
-async function runOnce(runner: OracleCommandRunner, request: OracleRunRequest): Promise<RunOutcome> {
-  let raw: unknown;
-  try {
-    raw = await runner.run(request);
-  } catch {
-    // A runner's exception may quote the command's output; only the fact that it threw survives.
-    return { infrastructure: "runner-error" };
-  }
-  const parsed = OracleRunReportSchema.safeParse(raw);
-  return parsed.success ? { report: parsed.data } : { infrastructure: "invalid-runner-report" };
-}
-
-/**
- * Stages the snapshot after the model session has exited, runs `/bin/sh -c <command>` through the injected runner
- * (workspace read-only, no network, oracle root variables under both names), then re-verifies every staged byte and
- * the mountpoint and removes both. Trusts the runner only for a terminal state and an exit code; the command's
- * stdout and stderr are never requested, returned or attached to an error. A tampered stage or mountpoint voids
- * the verdict even when the command passed.
+ * Judges the candidate after the model session has exited. In-process (the default): stages the snapshot beside the
+ * candidate, runs `/bin/sh -c <command>` through the injected runner (workspace read-only, no network, oracle root
+ * variables under both names), re-verifies every staged byte and the mountpoint and removes both. Black-box: first
+ * runs the `candidate` command without any stage, then the oracle command over its captured output only (see
+ * run-black-box-oracle.ts). Trusts the runner only for terminal states, exit codes and (black-box) the candidate's
+ * bounded stdout, which it never parses; the oracle command's stdout and stderr are never requested, returned or
+ * attached to an error. A tampered stage or mountpoint voids the verdict even when the command passed.
  * @throws {OracleError} staging, tamper, cleanup, or `ORACLE_RUN_INFRASTRUCTURE` for any state but a plain exit.
  */
 export async function runHiddenOracle(
@@ -60,46 +37,16 @@ export async function runHiddenOracle(
   if (!Number.isInteger(options.timeoutMs) || options.timeoutMs <= 0)
     throw new OracleError("ORACLE_STAGE_INPUT_INVALID", "oracle timeout must be a positive whole number of ms");
   if (options.signal?.aborted) throw new OracleRunInfrastructureError("cancelled");
-  const staged = await stageOracle(snapshot, {
+  if (snapshot.mode === "black-box") return runBlackBoxOracle(snapshot, options);
+  return runStagedCommand(snapshot, {
     workspaceDir: options.workspaceDir,
     privateRoot: options.privateRoot,
-    ...(options.randomToken ? { randomToken: options.randomToken } : {}),
-  });
-  const rootInView = `${options.runner.workspaceView ?? options.workspaceDir}/${staged.name}`;
-  const request: OracleRunRequest = {
-    argv: ["/bin/sh", "-c", snapshot.command],
-    workspace: { hostPath: options.workspaceDir, readOnly: true },
-    mount: { source: staged.stageDir, hostTarget: staged.mountpointPath, name: staged.name, readOnly: true },
-    network: "none",
-    env: { ...options.extraEnv, [ORACLE_ENV_VAR]: rootInView, [ORACLE_ENV_VAR_ALIAS]: rootInView },
+    runner: options.runner,
     timeoutMs: options.timeoutMs,
-    output: "discard",
-    ...(options.signal ? { signal: options.signal } : {}),
-  };
-  const outcome = await runOnce(options.runner, request);
-
-  // Verification and cleanup always run; the most serious failure wins, a tampered stage first.
-  const failures: unknown[] = [];
-  for (const step of [
-    () => verifyStagedOracle(snapshot, staged),
-    () => verifyOracleMountpoint(staged),
-    () => removeStagedOracle(staged),
-  ]) {
-    try {
-      await step();
-    } catch (error) {
-      failures.push(error);
-    }
-  }
-  if (failures.length > 0) throw failures[0];
-  if ("infrastructure" in outcome) throw new OracleRunInfrastructureError(outcome.infrastructure);
-  const { state, exitCode } = outcome.report;
-  if (state !== "exited" || exitCode === null) throw new OracleRunInfrastructureError(state);
-  const passed = exitCode === 0;
-  return {
-    passed,
-    outcome: passed ? "oracle-passed" : "oracle-failed",
-    output: passed ? ORACLE_OUTPUT.passed : ORACLE_OUTPUT.failed,
-    oracleDigest: snapshot.binding.oracle_digest,
-  };
+    viewRoot: options.runner.workspaceView,
+    view: "candidate-workspace",
+    env: { ...options.extraEnv },
+    signal: options.signal,
+    randomToken: options.randomToken,
+  });
 }

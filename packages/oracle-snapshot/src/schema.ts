@@ -1,5 +1,7 @@
+import { checkRelativePath, hasLoneSurrogate, isBlankPython, utf8ByteLength } from "@wfbench/pycompat";
 import { z } from "zod";
 import { MAX_ORACLE_COMMAND_BYTES, MAX_ORACLE_FILES, MAX_ORACLE_PATH_BYTES } from "./limits.js";
+import { checkOracleMode } from "./oracle-mode.js";
 
 /** Stable rule names a declaration refusal carries; tests and callers branch on these. */
 export type OracleDeclarationRule =
@@ -19,38 +21,26 @@ export type OracleDeclarationRule =
   | "path-not-unicode"
   | "path-too-long"
   | "path-bad-part"
+  | "path-blank"
   | "path-under-git"
   | "duplicate-source"
   | "duplicate-target"
   | "targets-overlap"
-  | "review-labels-target";
+  | "review-labels-target"
+  | "mode-unknown"
+  | "candidate-missing"
+  | "candidate-without-black-box"
+  | "review-black-box";
 
-const utf8Length = (text: string): number => Buffer.byteLength(text, "utf8");
-
-// An unpaired surrogate has no UTF-8 form: Buffer would hash and stage it as U+FFFD, so two different declared
-// strings could share one digest and one staged name. The original's `.encode()` raised on them.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-// Exactly the characters Python's str.isspace() accepts, so "blank" means what the original's strip() meant
-// (JS trim() differs: it keeps U+001C–U+001F and U+0085 but strips U+FEFF).
-const PYTHON_WHITESPACE = /^[\t\n\v\f\r\u001c-\u001f \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
-
-/** Returns the first path rule a declared oracle path breaks, or null when it is a clean relative POSIX path. */
+/**
+ * Returns the first path rule a declared oracle path breaks, or null when it is a clean relative POSIX path
+ * (@wfbench/pycompat's checkRelativePath, at most 240 bytes). The reference refuses any path starting with `.git`
+ * (so `.github/…` and `.gitignore` too); a `.git` part deeper down (any case) could reach git metadata once staged.
+ * An unpaired surrogate has no UTF-8 form, so two declared strings could share one digest and one staged name.
+ */
 export function findOraclePathViolation(path: string): { rule: OracleDeclarationRule; message: string } | null {
-  if (path.includes("\0")) return { rule: "path-nul", message: "must not contain a NUL byte" };
-  if (path.includes("\\")) return { rule: "path-backslash", message: "must use '/' separators, never a backslash" };
-  if (LONE_SURROGATE.test(path)) return { rule: "path-not-unicode", message: "must be valid Unicode (no lone surrogate)" };
-  if (path.startsWith("/")) return { rule: "path-absolute", message: "must be relative to its root, not absolute" };
-  if (utf8Length(path) > MAX_ORACLE_PATH_BYTES)
-    return { rule: "path-too-long", message: `must be at most ${MAX_ORACLE_PATH_BYTES} bytes` };
-  const parts = path.split("/");
-  if (parts.some((part) => part === "" || part === "." || part === ".."))
-    return { rule: "path-bad-part", message: "must not have empty, '.' or '..' parts" };
-  // The reference refuses any path starting with `.git` (so `.github/…` and `.gitignore` too); a `.git` part
-  // deeper down (any case: case-insensitive filesystems exist) could reach git metadata once staged.
-  if (path.toLowerCase().startsWith(".git") || parts.some((part) => part.toLowerCase() === ".git"))
-    return { rule: "path-under-git", message: "must not start with .git or lie under a .git directory" };
-  return null;
+  const problem = checkRelativePath(path, { maxBytes: MAX_ORACLE_PATH_BYTES, git: "refuse-prefix-and-any-part" });
+  return problem === null ? null : { rule: `path-${problem.rule}`, message: problem.message };
 }
 
 const oraclePath = z.string({ error: "must be a string" }).superRefine((path, ctx) => {
@@ -65,13 +55,14 @@ export const OracleFileDeclarationSchema = z.strictObject(
 );
 
 const oracleCommand = z.string({ error: "must be a string" }).superRefine((command, ctx) => {
-  if (PYTHON_WHITESPACE.test(command))
+  // Blank as the original's strip() meant it: U+001C–U+001F and U+0085 are space, U+FEFF is not.
+  if (isBlankPython(command))
     ctx.addIssue({ code: "custom", message: "must not be blank", params: { rule: "command-blank" } });
-  if (LONE_SURROGATE.test(command))
+  if (hasLoneSurrogate(command))
     ctx.addIssue({ code: "custom", message: "must be valid Unicode (no lone surrogate)", params: { rule: "command-not-unicode" } });
   if (command.includes("\0"))
     ctx.addIssue({ code: "custom", message: "must not contain a NUL byte", params: { rule: "command-has-nul" } });
-  if (utf8Length(command) > MAX_ORACLE_COMMAND_BYTES)
+  if (utf8ByteLength(command) > MAX_ORACLE_COMMAND_BYTES)
     ctx.addIssue({
       code: "custom",
       message: `must be at most ${MAX_ORACLE_COMMAND_BYTES} bytes`,
@@ -79,19 +70,28 @@ const oracleCommand = z.string({ error: "must be a string" }).superRefine((comma
     });
 });
 
-/** A task's `oracle` mapping: exactly `command` and `files`, with the limits of the original harness. */
+/** How an oracle meets the candidate's code (see oracle-mode.ts); absent means `in-process`, the original's way. */
+export const OracleModeSchema = z.enum(["in-process", "black-box"], { error: "must be 'in-process' or 'black-box'" });
+
+/**
+ * A task's `oracle` mapping: `command` and `files` with the limits of the original harness, plus the optional
+ * `mode` and, for `mode: black-box` only, the `candidate` command (same limits as `command`).
+ */
 export const OracleDeclarationSchema = z
   .strictObject(
     {
+      mode: OracleModeSchema.optional(),
+      candidate: oracleCommand.optional(),
       command: oracleCommand,
       files: z
         .array(OracleFileDeclarationSchema, { error: "must be a list" })
         .min(1, { error: "must list at least one file" })
         .max(MAX_ORACLE_FILES, { error: `must list at most ${MAX_ORACLE_FILES} files` }),
     },
-    { error: "must be a mapping with exactly 'command' and 'files'" },
+    { error: "must be a mapping with exactly 'command' and 'files' (and optionally 'mode', 'candidate')" },
   )
   .superRefine((declaration, ctx) => {
+    checkOracleMode(declaration, ctx);
     const seenSources = new Set<string>();
     const seenTargets = new Set<string>();
     declaration.files.forEach((file, index) => {

@@ -4,6 +4,7 @@ import type { Stats } from "node:fs";
 import { lstat, mkdir, open, realpath, rm, rmdir } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { writeFileExclusive } from "@wfbench/durable-fs";
 import {
   OracleStageCollisionError,
   OracleStageInputError,
@@ -64,6 +65,21 @@ async function requireRealDirectory(path: string, role: string): Promise<Stats> 
   return stats;
 }
 
+/**
+ * The checks staging makes on its two roots, callable before anything else runs (a black-box oracle checks them
+ * before the candidate runs): both absolute real directories reached through no link, the private root outside the
+ * workspace and not writable by group or others.
+ * @throws {OracleStageInputError}
+ */
+export async function checkStageRoots(workspaceDir: string, privateRoot: string): Promise<void> {
+  await requireRealDirectory(workspaceDir, "workspace");
+  const privateStats = await requireRealDirectory(privateRoot, "private root");
+  if (isWithin(workspaceDir, privateRoot))
+    throw new OracleStageInputError("the private root must lie outside the workspace");
+  if ((privateStats.mode & 0o022) !== 0)
+    throw new OracleStageInputError(`private root ${privateRoot} must not be writable by group or others`);
+}
+
 function errnoOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
@@ -94,25 +110,6 @@ async function makeExclusiveDirectory(path: string, what: string): Promise<FileH
 }
 
 
-async function writeStagedFile(path: string, payload: Uint8Array): Promise<void> {
-  const handle = await open(
-    path,
-    fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW,
-    0o400,
-  );
-  try {
-    await handle.writeFile(payload);
-    await handle.chmod(0o400);
-    await handle.sync();
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    // A partial file must not outlive a failed write.
-    await rm(path, { force: true }).catch(() => undefined);
-    throw error;
-  }
-  await handle.close();
-}
-
 /**
  * Creates a fresh `.wfbench-oracle-<32 hex>` mountpoint (0700, empty) in the workspace and a private stage of the
  * same name under `privateRoot` holding the snapshot's files (dirs 0700, files 0400, exclusive create, fsync).
@@ -122,12 +119,7 @@ async function writeStagedFile(path: string, payload: Uint8Array): Promise<void>
  */
 export async function stageOracle(snapshot: OracleSnapshot, options: StageOracleOptions): Promise<StagedOracle> {
   const { workspaceDir, privateRoot } = options;
-  await requireRealDirectory(workspaceDir, "workspace");
-  const privateStats = await requireRealDirectory(privateRoot, "private root");
-  if (isWithin(workspaceDir, privateRoot))
-    throw new OracleStageInputError("the private root must lie outside the workspace");
-  if ((privateStats.mode & 0o022) !== 0)
-    throw new OracleStageInputError(`private root ${privateRoot} must not be writable by group or others`);
+  await checkStageRoots(workspaceDir, privateRoot);
   const token = options.randomToken ? options.randomToken() : randomBytes(16).toString("hex");
   if (!TOKEN.test(token)) throw new OracleStageInputError("oracle stage token must be 32 lower-case hex digits");
   const name = `${ORACLE_DIR_PREFIX}${token}`;
@@ -146,7 +138,8 @@ export async function stageOracle(snapshot: OracleSnapshot, options: StageOracle
         for (let parent = dirname(path); !directories.has(parent); parent = dirname(parent)) parents.unshift(parent);
         for (const parent of parents)
           directories.set(parent, await makeExclusiveDirectory(parent, "oracle stage directory"));
-        await writeStagedFile(path, snapshot.readFile(file.target));
+        // Exclusive, no-follow, exactly 0400, fsynced; the directories are fsynced below through the held handles.
+        await writeFileExclusive(path, snapshot.readFile(file.target), { mode: 0o400, syncDirectory: false });
       }
       for (const handle of directories.values()) await handle.sync();
     } finally {

@@ -21,6 +21,12 @@ describe("validateOracleDeclaration", () => {
       expect(validateOracleDeclaration("r1", review, "review").ok).toBe(true);
     });
 
+    it("accepts a black-box oracle with its candidate command, and an explicit in-process mode", () => {
+      const blackBox = { ...ok, mode: "black-box", candidate: "node probe.mjs" };
+      expect(validateOracleDeclaration("t1", blackBox)).toEqual({ ok: true, value: blackBox });
+      expect(validateOracleDeclaration("t1", { ...ok, mode: "in-process" }).ok).toBe(true);
+    });
+
     it("accepts the largest allowed command, path and file count", () => {
       const path = `${"p/".repeat(119)}x`; // 239 bytes
       const files = Array.from({ length: 8 }, (_, index) => ({ source: `s${index}`, target: `t${index}` }));
@@ -38,6 +44,13 @@ describe("validateOracleDeclaration", () => {
       ["no files", { command: ok.command }, "oracle.files", "missing-key"],
       ["a numeric command", { ...ok, command: 5 }, "oracle.command", "not-a-string"],
       ["a blank command", { ...ok, command: " \n\t" }, "oracle.command", "command-blank"],
+      ["an unknown mode", { ...ok, mode: "sandboxed" }, "oracle.mode", "mode-unknown"],
+      ["black-box without a candidate", { ...ok, mode: "black-box" }, "oracle.candidate", "candidate-missing"],
+      ["a candidate without black-box", { ...ok, candidate: "node probe.mjs" }, "oracle.candidate", "candidate-without-black-box"],
+      ["a candidate in-process", { ...ok, mode: "in-process", candidate: "node probe.mjs" }, "oracle.candidate", "candidate-without-black-box"],
+      ["a blank candidate", { ...ok, mode: "black-box", candidate: " " }, "oracle.candidate", "command-blank"],
+      ["a candidate with a NUL", { ...ok, mode: "black-box", candidate: "a\0b" }, "oracle.candidate", "command-has-nul"],
+      ["an overlong candidate", { ...ok, mode: "black-box", candidate: "x".repeat(8193) }, "oracle.candidate", "command-too-long"],
       ["a NUL in the command", { ...ok, command: "true\0" }, "oracle.command", "command-has-nul"],
       ["a command over 8 KiB", { ...ok, command: "é".repeat(4097) }, "oracle.command", "command-too-long"],
       ["files not a list", { ...ok, files: { source: "a", target: "b" } }, "oracle.files", "not-a-list"],
@@ -58,6 +71,7 @@ describe("validateOracleDeclaration", () => {
       ["a . part", withFile({ source: "a", target: "./b" }), "oracle.files[0].target", "path-bad-part"],
       ["an empty part", withFile({ source: "a//b", target: "b" }), "oracle.files[0].source", "path-bad-part"],
       ["an empty path", withFile({ source: "", target: "b" }), "oracle.files[0].source", "path-bad-part"],
+      ["a path of whitespace only", withFile({ source: "a", target: " \u0085" }), "oracle.files[0].target", "path-blank"],
       ["a trailing slash", withFile({ source: "a", target: "b/" }), "oracle.files[0].target", "path-bad-part"],
       ["a .git target", withFile({ source: "a", target: ".git/hooks/pre-commit" }), "oracle.files[0].target", "path-under-git"],
       ["a nested .GIT target", withFile({ source: "a", target: "x/.GIT/config" }), "oracle.files[0].target", "path-under-git"],
@@ -139,6 +153,12 @@ describe("validateOracleDeclaration", () => {
     ])("refuses a review task with %s", (_label, files) => {
       const result = validateOracleDeclaration("r", { command: "true", files }, "review");
       expect(result).toMatchObject({ ok: false, error: { issues: [{ field: "oracle.files", rule: "review-labels-target" }] } });
+    });
+
+    it("refuses a black-box review task: reviews are scored against labels, no candidate command would run", () => {
+      const files = [{ source: "a", target: "review-labels.json" }];
+      const result = validateOracleDeclaration("r", { mode: "black-box", candidate: "true", command: "true", files }, "review");
+      expect(result).toMatchObject({ ok: false, error: { issues: [{ field: "oracle.mode", rule: "review-black-box" }] } });
     });
 
     it("does not require labels for an implementation task", () => {

@@ -1,3 +1,4 @@
+import { formatIssuePath } from "@wfbench/pycompat";
 import type { z } from "zod";
 import { REVIEW_LABELS_TARGET } from "./limits.js";
 import { OracleDeclarationSchema } from "./schema.js";
@@ -27,12 +28,6 @@ export type ValidateOracleDeclarationResult =
 
 const ECHO_LIMIT = 200;
 
-function formatField(path: readonly PropertyKey[]): string {
-  let field = "oracle";
-  for (const part of path) field += typeof part === "number" ? `[${part}]` : `.${String(part)}`;
-  return field;
-}
-
 function lookup(input: unknown, path: readonly PropertyKey[]): unknown {
   let current = input;
   for (const part of path) {
@@ -48,6 +43,7 @@ function ruleOf(issue: z.core.$ZodIssue, input: unknown): OracleDeclarationRule 
     if (typeof rule === "string") return rule as OracleDeclarationRule;
   }
   if (issue.code === "unrecognized_keys") return "unknown-key";
+  if (issue.code === "invalid_value") return "mode-unknown";
   if (issue.code === "too_small" || issue.code === "too_big") return "files-count";
   if (issue.code === "invalid_type") {
     if (issue.path.length > 0 && lookup(input, issue.path) === undefined) return "missing-key";
@@ -65,8 +61,9 @@ function messageOf(issue: z.core.$ZodIssue, rule: OracleDeclarationRule): string
 }
 
 /**
- * Validates a task's `oracle` mapping (untrusted YAML data). Trusts nothing in `raw`; refuses anything but exactly
- * `command` + 1..8 `files` of clean relative paths, and for review tasks anything but one `review-labels.json` target.
+ * Validates a task's `oracle` mapping (untrusted YAML data). Trusts nothing in `raw`; refuses anything but `command`
+ * + 1..8 `files` of clean relative paths (+ optional `mode`, and `candidate` exactly for `mode: black-box`), and for
+ * review tasks anything but one `review-labels.json` target and the in-process mode.
  */
 export function validateOracleDeclaration(
   taskId: string,
@@ -78,8 +75,11 @@ export function validateOracleDeclaration(
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const rule = ruleOf(issue, raw);
-      issues.push({ field: formatField(issue.path), rule, message: messageOf(issue, rule) });
+      issues.push({ field: formatIssuePath(issue.path, "oracle"), rule, message: messageOf(issue, rule) });
     }
+  } else if (kind === "review" && parsed.data.mode === "black-box") {
+    // A review is scored against its labels, never by running a command; a candidate command would never run.
+    issues.push({ field: "oracle.mode", rule: "review-black-box", message: "must not be 'black-box' for a review task" });
   } else if (kind === "review") {
     const labelTargets = parsed.data.files.filter((file) => file.target === REVIEW_LABELS_TARGET).length;
     if (labelTargets !== 1)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aggregate, aggregateByTaskArm, compareCodePoints } from "./aggregate.js";
+import { aggregate, aggregateByTaskArm } from "./aggregate.js";
 import type { GateRow } from "./schema.js";
 
 function row(overrides: Partial<GateRow> = {}): GateRow {
@@ -154,11 +154,5 @@ describe("aggregateByTaskArm", () => {
     const results = aggregateByTaskArm([row({ task: "a" }), row({ task: "b", arm: "candidate_workflow" }), row({ task: "a" })]);
     expect(results["a"]?.["workflow"]?.runs).toBe(2);
     expect(results["b"]?.["candidate_workflow"]?.runs).toBe(1);
-  });
-});
-
-describe("compareCodePoints", () => {
-  it("orders by code point, not UTF-16 unit", () => {
-    expect(["\u{1F600}", "\uFF5E", "b", "B"].sort(compareCodePoints)).toEqual(["B", "b", "\uFF5E", "\u{1F600}"]);
   });
 });

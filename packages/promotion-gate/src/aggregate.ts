@@ -1,6 +1,7 @@
+import { compareCodePoints } from "@wfbench/digest";
+import { median } from "@wfbench/pycompat";
 import { EVIDENCE_FAILURE_KINDS, EXECUTION_FAILURE_KINDS, REVIEW_METRIC_FIELDS, isExcludedErrorKind } from "@wfbench/result-row";
 import { TRANSCRIPT_MISSING_REASON } from "./constants.js";
-import { computeMedian } from "./python-round.js";
 import { MEDIAN_FIELDS, type Aggregate, type AggregatedResults, type GateRow } from "./schema.js";
 
 const REVIEW_INVALID_KIND = "review-evidence-invalid";
@@ -35,7 +36,7 @@ export function costOfRecord(row: GateRow): number | null {
 
 /** The median of every value, or null when there is none or any is unknown (reference §5.2 null-cost rule). */
 function medianOrNull(values: readonly (number | null)[]): number | null {
-  return values.length === 0 || values.some((value) => value === null) ? null : computeMedian(values as number[]);
+  return values.length === 0 || values.some((value) => value === null) ? null : median(values as number[]);
 }
 
 function countBy<T>(items: readonly T[], predicate: (item: T) => boolean): number {
@@ -58,7 +59,7 @@ export function aggregate(rows: readonly GateRow[]): Aggregate {
 
   const medians = {} as Record<(typeof MEDIAN_FIELDS)[number], number>;
   for (const field of MEDIAN_FIELDS) {
-    medians[field] = medianSource.length === 0 ? 0 : computeMedian(medianSource.map((row) => row[field] ?? 0));
+    medians[field] = medianSource.length === 0 ? 0 : median(medianSource.map((row) => row[field] ?? 0));
   }
   const costUsd = medianOrNull(valid.map(costOfRecord));
   const cliCostUsd = medianOrNull(valid.map((row) => row.cost_usd ?? null));
@@ -113,7 +114,7 @@ export function aggregate(rows: readonly GateRow[]): Aggregate {
       } else {
         const present = values as number[];
         // Blocker recall is a floor: every repeat must keep the blockers, so the worst repeat speaks for the arm.
-        result[field] = field === "review_blocker_recall" ? Math.min(...present) : computeMedian(present);
+        result[field] = field === "review_blocker_recall" ? Math.min(...present) : median(present);
       }
     }
     const verdicts = valid.map((row) => row.review_verdict_correct);
@@ -125,17 +126,8 @@ export function aggregate(rows: readonly GateRow[]): Aggregate {
   return result;
 }
 
-/** Compares strings by Unicode code point, the order Python's sorted() uses (UTF-16 order differs above U+FFFF). */
-export function compareCodePoints(a: string, b: string): number {
-  const left = [...a];
-  const right = [...b];
-  const length = Math.min(left.length, right.length);
-  for (let index = 0; index < length; index += 1) {
-    const difference = (left[index] as string).codePointAt(0)! - (right[index] as string).codePointAt(0)!;
-    if (difference !== 0) return difference;
-  }
-  return left.length - right.length;
-}
+// One code-point order for the whole gate (Python's sorted()); re-exported for the gate's own files.
+export { compareCodePoints };
 
 /**
  * Groups rows by task then arm and aggregates each group; trusts parsed rows, keeps tasks and arms in first-seen order

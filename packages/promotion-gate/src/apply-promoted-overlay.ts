@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import * as nodePath from "node:path";
-import { compareCodePoints } from "./aggregate.js";
+import { compareCodePoints, sha256Hex } from "@wfbench/digest";
 import { OverlayTransactionError, type TransactionState } from "./errors.js";
 import { holdTerminationSignals } from "./hold-termination-signals.js";
 import { nodeFsOperations, type FileIdentity, type FsOperations } from "./fs-operations.js";
-import { checkOverlayPath, computeOverlayDigest, hashBytes, listMirrorTargets, type OverlayFile } from "./overlay-files.js";
+import { checkOverlayPath, computeOverlayDigest, listMirrorTargets, type OverlayFile } from "./overlay-files.js";
 import { writeRecoveryJournal, type JournalEntry, type RecoveryJournal } from "./recovery-journal.js";
 import type { Result } from "./result.js";
 
@@ -167,7 +167,7 @@ function prepareTargets(input: ApplyOverlayInput, root: string, fsOps: FsOperati
   const mirrors: Target[] = [];
   const seen = new Set<string>();
   for (const file of [...input.files].sort((a, b) => compareCodePoints(a.path, b.path))) {
-    const candidateSha = hashBytes(file.bytes);
+    const candidateSha = sha256Hex(file.bytes);
     for (const [index, relative] of listMirrorTargets(file.path).entries()) {
       if (seen.has(relative)) throw new Refusal({ code: "duplicate-target", message: `${relative} is targeted twice` });
       seen.add(relative);
@@ -225,7 +225,7 @@ function runTransaction(input: ApplyOverlayInput): AppliedOverlay {
       throw new Refusal({ code: "invalid-destination", message: `${target.relative}: destination must exist as a regular file (${describe(error)})` });
     }
     target.original = read.identity;
-    target.baseSha = hashBytes(read.bytes);
+    target.baseSha = sha256Hex(read.bytes);
   }
   for (const target of targets) {
     const again = checkAncestors(fsOps, root, target.relative);
@@ -309,7 +309,7 @@ class Transaction {
 
   private recheckBase(target: Target, phase: string): void {
     const current = readStable(this.fsOps, target);
-    if (!sameFile(current.identity, target.original as FileIdentity) || hashBytes(current.bytes) !== target.baseSha) {
+    if (!sameFile(current.identity, target.original as FileIdentity) || sha256Hex(current.bytes) !== target.baseSha) {
       throw new Error(`${phase} check: ${target.relative} no longer matches its base`);
     }
   }
@@ -354,9 +354,9 @@ class Transaction {
     if (
       !sameFile(destination.identity, candidate) ||
       destination.identity.mode !== original.mode ||
-      hashBytes(destination.bytes) !== target.candidateSha ||
+      sha256Hex(destination.bytes) !== target.candidateSha ||
       !sameFile(backupIdentity, original) ||
-      hashBytes(backupBytes) !== target.baseSha ||
+      sha256Hex(backupBytes) !== target.baseSha ||
       !candidateNameGone
     ) {
       // The reference's stable wording is kept although the swap is a rename plus a hard-linked backup.
@@ -367,7 +367,7 @@ class Transaction {
   private verifyAll(): void {
     for (const target of this.targets) {
       const current = readStable(this.fsOps, target);
-      if (!sameFile(current.identity, target.candidateIdentity as FileIdentity) || hashBytes(current.bytes) !== target.candidateSha) {
+      if (!sameFile(current.identity, target.candidateIdentity as FileIdentity) || sha256Hex(current.bytes) !== target.candidateSha) {
         throw new Error(`final verification failed for ${target.relative}`);
       }
     }
@@ -510,7 +510,7 @@ class Transaction {
   private restore(target: Target): string | null {
     try {
       const current = this.fsOps.lstat(target.destination);
-      if (!sameFile(current, target.candidateIdentity as FileIdentity) || hashBytes(this.fsOps.readFile(target.destination)) !== target.candidateSha) {
+      if (!sameFile(current, target.candidateIdentity as FileIdentity) || sha256Hex(this.fsOps.readFile(target.destination)) !== target.candidateSha) {
         return "destination changed after publish; left in place to preserve the concurrent edit";
       }
       const backup = this.fsOps.lstat(target.backup);

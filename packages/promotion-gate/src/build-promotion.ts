@@ -1,4 +1,4 @@
-import stableStringify from "fast-json-stable-stringify";
+import { canonicalJson } from "@wfbench/digest";
 import { EVIDENCE_MAX_AGE_DAYS } from "./constants.js";
 import { buildPromotionEvidence } from "./build-promotion-evidence.js";
 import type { AggregatedResults, CandidatePolicy, Promotion, TaskBinding } from "./schema.js";
@@ -54,7 +54,7 @@ export function buildPromotion(input: BuildPromotionInput): Promotion {
 
 /** Canonical JSON of any promotion value (sorted keys, no whitespace), the form every digest and comparison uses. */
 export function serializePromotion(promotion: unknown): string {
-  return stableStringify(promotion);
+  return canonicalJson(promotion);
 }
 
 /**

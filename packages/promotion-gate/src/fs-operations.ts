@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import { fsyncDirectorySync, writeFileExclusiveSync } from "@wfbench/durable-fs";
 
 /** The file identity and type facts the apply transaction checks. */
 export interface FileIdentity {
@@ -33,7 +34,7 @@ function classify(stats: fs.BigIntStats): FileIdentity["kind"] {
   return "other";
 }
 
-/** The real filesystem (node:fs, synchronous, no-follow where Node offers it); trusts nothing it reads. */
+/** The real filesystem (node:fs + @wfbench/durable-fs, synchronous, no-follow where Node offers it); trusts nothing read. */
 export const nodeFsOperations: FsOperations = {
   lstat(path) {
     const stats = fs.lstatSync(path, { bigint: true });
@@ -51,19 +52,9 @@ export const nodeFsOperations: FsOperations = {
     }
   },
   writeFileExclusive(path, bytes, mode) {
-    const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
-    let ok = false;
-    try {
-      fs.writeFileSync(fd, bytes);
-      // The umask may have narrowed the requested mode; the destination must keep the original's mode exactly.
-      fs.fchmodSync(fd, mode);
-      fs.fsyncSync(fd);
-      ok = true;
-    } finally {
-      fs.closeSync(fd);
-      // A partial staged file must not survive a failed write or fsync.
-      if (!ok) fs.rmSync(path, { force: true });
-    }
+    // Exact mode (the destination must keep the original's), no partial file on failure; the transaction fsyncs
+    // each directory itself once its files are staged.
+    writeFileExclusiveSync(path, bytes, { mode, syncDirectory: false });
   },
   link(existingPath, newPath) {
     fs.linkSync(existingPath, newPath);
@@ -75,11 +66,6 @@ export const nodeFsOperations: FsOperations = {
     fs.unlinkSync(path);
   },
   fsyncDirectory(path) {
-    const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    fsyncDirectorySync(path);
   },
 };

@@ -49,8 +49,7 @@ export type {
 } from "./schema.js";
 export { parseResultRows } from "./parse-result-rows.js";
 export type { RowRefusal } from "./parse-result-rows.js";
-export { roundHalfEven, computeMedian } from "./python-round.js";
-export { aggregate, aggregateByTaskArm, isValidRow, compareCodePoints } from "./aggregate.js";
+export { aggregate, aggregateByTaskArm, isValidRow } from "./aggregate.js";
 export { checkAggregate } from "./check-aggregate.js";
 export type { AggregateRefusal } from "./check-aggregate.js";
 export { evaluateImplementationCandidate } from "./evaluate-implementation-candidate.js";

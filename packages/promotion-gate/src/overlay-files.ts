@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { compareCodePoints } from "./aggregate.js";
+import { digestFileTree } from "@wfbench/digest";
+import { checkRelativePath } from "@wfbench/pycompat";
 
 /** One overlay file: its overlay-relative posix path (`.claude/skills/<skill>/…`) and its bytes. */
 export interface OverlayFile {
@@ -24,15 +24,16 @@ export interface OverlayPathRefusal {
 
 /**
  * The one overlay path rule (reference §9.4), used when an overlay is read for measuring and again when a promoted
- * overlay is applied: at most 512 UTF-8 bytes, a posix path without backslashes or NUL, no empty, `.` or `..` parts,
- * `.claude/skills/<skill>/<rest>` with `<skill>` one of `skills` (the suite's evaluated skills, passed in by the
- * caller), and a `.md` suffix in any case. Returns the refusal or null; trusts nothing about the path.
+ * overlay is applied: a clean relative path (@wfbench/pycompat's checkRelativePath: at most 512 UTF-8 bytes, no
+ * backslash, NUL, lone surrogate, empty, `.` or `..` parts), `.claude/skills/<skill>/<rest>` with `<skill>` one of
+ * `skills` (the suite's evaluated skills, passed in by the caller), and a `.md` suffix in any case. Returns the
+ * refusal or null; trusts nothing about the path.
  */
 export function checkOverlayPath(relativePath: string, skills: readonly string[]): OverlayPathRefusal | null {
+  const problem = checkRelativePath(relativePath, { maxBytes: MAX_OVERLAY_PATH_BYTES, git: "allow" });
+  if (problem?.rule === "too-long") return { rule: "path-too-long", message: `longer than ${MAX_OVERLAY_PATH_BYTES} bytes` };
+  if (problem !== null) return { rule: "outside-skill-tree", message: problem.message };
   const parts = relativePath.split("/");
-  if (Buffer.byteLength(relativePath, "utf8") > MAX_OVERLAY_PATH_BYTES) return { rule: "path-too-long", message: `longer than ${MAX_OVERLAY_PATH_BYTES} bytes` };
-  if (relativePath.includes("\\") || relativePath.includes("\0")) return { rule: "outside-skill-tree", message: "must be a posix path without backslashes or NUL" };
-  if (parts.some((part) => part === "" || part === "." || part === "..")) return { rule: "outside-skill-tree", message: "must not contain empty, '.' or '..' parts" };
   if (parts.length < 4 || parts[0] !== ".claude" || parts[1] !== "skills") return { rule: "outside-skill-tree", message: "must lie under .claude/skills/<skill>/" };
   if (!skills.includes(parts[2] as string)) return { rule: "unknown-skill", message: `skill must be one of ${skills.join(", ")} (the suite's evaluated skills), not ${JSON.stringify(parts[2])}` };
   if (!relativePath.toLowerCase().endsWith(".md")) return { rule: "not-markdown", message: "must be a Markdown (.md) file" };
@@ -52,29 +53,10 @@ export function listMirrorTargets(relativePath: string): string[] {
   return targets;
 }
 
-function writeLength(hash: ReturnType<typeof createHash>, length: number): void {
-  const frame = Buffer.alloc(8);
-  frame.writeBigUInt64BE(BigInt(length));
-  hash.update(frame);
-}
-
 /**
- * Overlay digest (reference §4.5): sha256 over each file sorted by relative path, framed as 8-byte big-endian length +
- * path bytes, then length + content. Trusts the paths as given (validate them first).
+ * Overlay digest (reference §4.5): @wfbench/digest's file-tree digest (code-point order, path and content framed),
+ * the same value as the cell's skill fingerprint of the overlaid skills. Trusts the paths as given (validate first).
  */
 export function computeOverlayDigest(files: readonly OverlayFile[]): string {
-  const hash = createHash("sha256");
-  for (const file of [...files].sort((a, b) => compareCodePoints(a.path, b.path))) {
-    const pathBytes = Buffer.from(file.path, "utf8");
-    writeLength(hash, pathBytes.length);
-    hash.update(pathBytes);
-    writeLength(hash, file.bytes.length);
-    hash.update(file.bytes);
-  }
-  return hash.digest("hex");
-}
-
-/** sha256 hex of bytes. */
-export function hashBytes(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  return digestFileTree(files);
 }

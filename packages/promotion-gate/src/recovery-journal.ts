@@ -1,9 +1,8 @@
 import * as nodePath from "node:path";
-import stableStringify from "fast-json-stable-stringify";
+import { canonicalJson, sha256Hex } from "@wfbench/digest";
 import { z } from "zod";
 import { OverlayTransactionError } from "./errors.js";
 import { nodeFsOperations, type FsOperations } from "./fs-operations.js";
-import { hashBytes } from "./overlay-files.js";
 import type { Result } from "./result.js";
 
 /** Per-destination state recorded in the recovery journal. */
@@ -42,7 +41,7 @@ export type RecoveryJournal = z.infer<typeof RecoveryJournalSchema>;
 export function writeRecoveryJournal(fsOps: FsOperations, journalPath: string, journal: RecoveryJournal, suffix: string): void {
   const temporary = `${journalPath}.${suffix}.tmp`;
   try {
-    fsOps.writeFileExclusive(temporary, Buffer.from(`${stableStringify(journal)}\n`, "utf8"), 0o600);
+    fsOps.writeFileExclusive(temporary, Buffer.from(`${canonicalJson(journal)}\n`, "utf8"), 0o600);
     fsOps.rename(temporary, journalPath);
   } catch (error) {
     try {
@@ -126,7 +125,7 @@ export function recoverOverlayTransaction(journalPath: string, fsOps: FsOperatio
       if (!exists(fsOps, entry.backup)) {
         // An earlier recovery killed midway leaves the journal as it was: a destination already back on its base bytes
         // has been restored, not lost.
-        if (exists(fsOps, entry.destination) && hashBytes(fsOps.readFile(entry.destination)) === entry.base_sha256) {
+        if (exists(fsOps, entry.destination) && sha256Hex(fsOps.readFile(entry.destination)) === entry.base_sha256) {
           entry.state = entry.state === "published" || entry.state === "rollback-failed" ? "rolled-back" : "untouched";
           continue;
         }
@@ -134,7 +133,7 @@ export function recoverOverlayTransaction(journalPath: string, fsOps: FsOperatio
         if (entry.state === "rollback-failed") failures.push(`${entry.target}: backup ${entry.backup} is missing`);
         continue;
       }
-      const destinationSha = hashBytes(fsOps.readFile(entry.destination));
+      const destinationSha = sha256Hex(fsOps.readFile(entry.destination));
       const backup = fsOps.lstat(entry.backup);
       if (destinationSha === entry.base_sha256 && String(backup.ino) === entry.original_ino && !exists(fsOps, entry.candidate)) {
         const destination = fsOps.lstat(entry.destination);
@@ -178,7 +177,7 @@ export function recoverOverlayTransaction(journalPath: string, fsOps: FsOperatio
       backups: entries.map((entry) => ({ ...entry, candidate_exists: existsForReport(fsOps, entry.candidate), backup_exists: existsForReport(fsOps, entry.backup) })),
     };
     try {
-      writeRecoveryJournal(fsOps, journalPath, next, hashBytes(Buffer.from(failures.join("\n"))).slice(0, 32));
+      writeRecoveryJournal(fsOps, journalPath, next, sha256Hex(Buffer.from(failures.join("\n"))).slice(0, 32));
     } catch {
       // The old journal still names every file; the thrown error carries the new failures.
     }

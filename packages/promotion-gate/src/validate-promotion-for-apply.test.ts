@@ -77,7 +77,7 @@ describe("validatePromotionForApply", () => {
     ["edited reasons", (p: Json): unknown => p["decisions"][0].reasons.push("trust me"), "decisions[0]", /recomputed/],
     ["an edited median", (p: Json): unknown => (p["decisions"][0].median_improvement_pct = 50), "decisions[0]", /recomputed/],
     ["an extra aggregate key", (p: Json): unknown => (p["decisions"][0].tasks[0].incumbent.note = "x"), "decisions[0]", /recomputed/],
-    ["an unknown top-level key", (p: Json): unknown => (p["verified"] = true), "", /./],
+    ["an unknown top-level key", (p: Json): unknown => (p["verified"] = true), "(root)", /./],
   ] as const)("refuses %s", (_name, mutate, field, message) => {
     const error = refusalOf(mutate);
     expect(error.field).toBe(field);
@@ -110,7 +110,7 @@ describe("validatePromotionForApply", () => {
   });
 
   it("refuses a promotion that is not an object and bindings without a model", () => {
-    expect(validatePromotionForApply([], makeBindings(), NOW)).toMatchObject({ ok: false, error: { field: "" } });
+    expect(validatePromotionForApply([], makeBindings(), NOW)).toMatchObject({ ok: false, error: { field: "(root)" } });
     const bindings = { ...makeBindings(), benchmark_model: "" };
     expect(validatePromotionForApply(makePromotionJson(), bindings, NOW)).toMatchObject({ ok: false, error: { field: "bindings.benchmark_model" } });
   });

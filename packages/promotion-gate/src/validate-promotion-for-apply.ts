@@ -1,7 +1,7 @@
-import stableStringify from "fast-json-stable-stringify";
+import { canonicalJson, compareCodePoints } from "@wfbench/digest";
+import { ROOT_FIELD, formatIssuePath } from "@wfbench/pycompat";
 import { CANDIDATE_ARMS, CANDIDATE_ARM_NAMES, type CandidateArm } from "@wfbench/result-row";
 import type { z } from "zod";
-import { compareCodePoints } from "./aggregate.js";
 import { buildPromotionEvidence } from "./build-promotion-evidence.js";
 import { checkAggregate } from "./check-aggregate.js";
 import { EVIDENCE_MAX_AGE_DAYS, MAX_FUTURE_SKEW_MS, PROMOTION_SCHEMA_VERSION } from "./constants.js";
@@ -55,20 +55,14 @@ function refuse(field: string, message: string): { ok: false; error: ApplyRefusa
   return { ok: false, error: { field, message } };
 }
 
-function joinPath(prefix: string, path: ReadonlyArray<PropertyKey>): string {
-  let out = prefix;
-  for (const part of path) out += typeof part === "number" ? `[${part}]` : `${out === "" ? "" : "."}${String(part)}`;
-  return out;
-}
-
 function refuseIssues(prefix: string, error: z.ZodError): { ok: false; error: ApplyRefusal } {
   const issue = error.issues[0];
   if (issue === undefined) return refuse(prefix, "invalid");
-  return refuse(joinPath(prefix, issue.path), issue.message);
+  return refuse(formatIssuePath(issue.path, prefix), issue.message);
 }
 
 function sameCanonical(left: unknown, right: unknown): boolean {
-  return stableStringify(left) === stableStringify(right);
+  return canonicalJson(left) === canonicalJson(right);
 }
 
 function isNonNegativeInt(value: unknown): value is number {
@@ -128,7 +122,7 @@ export function validatePromotionForApply(promotionInput: unknown, bindingsInput
   const bindings = bindingsParsed.data;
 
   if (typeof promotionInput !== "object" || promotionInput === null || Array.isArray(promotionInput)) {
-    return refuse("", "promotion must be a JSON object");
+    return refuse(ROOT_FIELD, "promotion must be a JSON object");
   }
   const raw = promotionInput as Record<string, unknown>;
   // Step 1 first, on the raw document, so an old schema gets the actionable message rather than a shape error.

@@ -3,4 +3,3 @@ export { parseReviewOutput } from "./parse-review-output.js";
 export { parseLabels } from "./parse-labels.js";
 export { flattenReviewScore, isReviewOraclePassed, scoreReview } from "./score-review.js";
 export { buildReviewPromptContract } from "./prompt-contract.js";
-export { roundHalfEven } from "./round-half-even.js";

@@ -1,5 +1,5 @@
 import { ReviewScoreInputError } from "./errors.js";
-import { compareCodePoints } from "./python-text.js";
+import { compareCodePoints } from "@wfbench/digest";
 import { ReviewFindingListSchema, ReviewLabelListSchema, type ReviewFinding, type ReviewLabel } from "./schema.js";
 
 /** One matched pair; indices refer to the canonically sorted lists. */

@@ -10,7 +10,7 @@ import {
 } from "./constants.js";
 import { ReviewInvariantError } from "./errors.js";
 import type { JsonValue } from "./parse-strict-json.js";
-import { casefoldPython, stripPython } from "./python-text.js";
+import { casefoldPython, stripPython } from "@wfbench/pycompat";
 import { readBoundedRegularFile, type ReadFileIssue } from "./read-bounded-file.js";
 import type { Result } from "./result.js";
 import type { ReviewOutputIssueCode, ReviewParseIssue } from "./review-issue.js";

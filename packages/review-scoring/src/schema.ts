@@ -8,7 +8,7 @@ import {
   VERDICTS,
 } from "./constants.js";
 import { normalizeRepoPath } from "./normalize-repo-path.js";
-import { casefoldPython, stripPython, utf8ByteLength } from "./python-text.js";
+import { casefoldPython, stripPython, utf8ByteLength } from "@wfbench/pycompat";
 
 // Two families live here. The *File* schemas describe the canonical form a reviewer should write (they
 // feed the JSON Schema export). The parsed schemas describe what parseReviewOutput / parseLabels return

@@ -1,7 +1,7 @@
 import { BLOCKING_SEVERITIES, SEVERITY_WEIGHT, VERDICTS, type Severity, type Verdict } from "./constants.js";
 import { ReviewScoreInputError } from "./errors.js";
 import { assertScorerInputs, compareFindings, compareLabels, matchSortedFindings } from "./match-findings.js";
-import { stripPython } from "./python-text.js";
+import { stripPython } from "@wfbench/pycompat";
 import { roundHalfEven6 } from "./round-half-even.js";
 import { REVIEW_SCORE_KEYS, type ReviewRowFields, type ReviewScoreKey } from "@wfbench/result-row";
 import type { ReviewFinding, ReviewLabel, ReviewScore } from "./schema.js";

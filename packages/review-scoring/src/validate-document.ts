@@ -1,7 +1,7 @@
 import { SEVERITIES, type Severity } from "./constants.js";
 import { normalizeRepoPath } from "./normalize-repo-path.js";
 import { JsonNumber, parseStrictJson, type JsonObject, type JsonValue } from "./parse-strict-json.js";
-import { casefoldPython, stripPython, utf8ByteLength } from "./python-text.js";
+import { casefoldPython, stripPython, utf8ByteLength } from "@wfbench/pycompat";
 import type { ReviewParseIssue } from "./review-issue.js";
 
 /** Rule names shared by both documents; each becomes `<prefix>_<rule>`. */

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp } from "node:fs/promises";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeTree } from "@wfbench/durable-fs";
 import { assertRunBounds, parseSandboxPolicy, resolveSandboxCwd } from "./build-argv.js";
 import { checkMountSources } from "./check-mount-sources.js";
 import { SandboxPolicyError, UnsafeBackendRefusedError } from "./errors.js";
@@ -17,7 +18,7 @@ import {
 } from "./run-result.js";
 import type { SandboxPolicy, SandboxPolicyInput } from "./schema.js";
 import { superviseChild } from "./supervise-process.js";
-import { forceRemoveTree, lockTreeReadOnly } from "./tree-modes.js";
+import { lockTreeReadOnly } from "./tree-modes.js";
 
 /** The exact acknowledgement string a caller must pass to get a backend with no isolation. */
 export const UNSAFE_NO_BWRAP = "UNSAFE_NO_BWRAP";
@@ -145,7 +146,8 @@ async function runOnHost(
     };
   } finally {
     for (const restore of restores.reverse()) await restore();
-    await forceRemoveTree(scratch);
+    // The command may have left 0555 directories (a copy of a locked tree) or a chain past PATH_MAX.
+    await removeTree(scratch);
   }
 }
 

@@ -1,4 +1,5 @@
 import { posix } from "node:path";
+import { checkRelativePath } from "@wfbench/pycompat";
 import { z } from "zod";
 
 /** In-sandbox mount point of the workspace (the clone). */
@@ -35,13 +36,14 @@ export const AbsolutePathSchema = z
   .refine((p) => !p.split("/").includes(".."), "must not contain '..'")
   .refine((p) => posix.normalize(p) === p && (p === "/" || !p.endsWith("/")), "must be normalised (no //, /./, trailing /)");
 
-/** A relative path inside the workspace: no leading `/`, no `.`/`..` segments, normalised. */
-export const WorkspaceSubpathSchema = z
-  .string()
-  .min(1)
-  .max(4096)
-  .refine((p) => !p.startsWith("/") && !p.includes("\0"), "must be relative and NUL-free")
-  .refine((p) => p.split("/").every((s) => s !== "" && s !== "." && s !== ".."), "must not contain '', '.' or '..' segments");
+/**
+ * A relative path inside the workspace (@wfbench/pycompat's checkRelativePath, at most 4096 bytes): no leading `/`,
+ * no NUL or backslash, no empty / `.` / `..` segments. `.git` is allowed: covering it read-only is legitimate.
+ */
+export const WorkspaceSubpathSchema = z.string().superRefine((p, ctx) => {
+  const problem = checkRelativePath(p, { git: "allow" });
+  if (problem !== null) ctx.addIssue({ code: "custom", message: problem.message });
+});
 
 /** An extra bind mount: a host file or directory placed at an absolute in-sandbox target, read-only or writable. */
 export const MountSchema = z

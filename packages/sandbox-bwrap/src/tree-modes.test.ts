@@ -1,8 +1,8 @@
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { forceRemoveTree, lockTreeReadOnly } from "./tree-modes.js";
+import { lockTreeReadOnly } from "./tree-modes.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -42,22 +42,5 @@ describe("lockTreeReadOnly", () => {
     await restore();
     expect([root, join(root, "a"), join(root, "a/b"), join(root, "a/b/f.txt"), join(root, "run.sh")].map(mode)).toEqual(before);
     rmSync(outside);
-  });
-});
-
-describe("forceRemoveTree", () => {
-  it("removes a copy of a locked tree with 0555 directories and 0000 entries", async () => {
-    const root = tree();
-    const copy = mkdtempSync(join(tmpdir(), "wfbench-copy-"));
-    dirs.push(copy);
-    cpSync(root, join(copy, "clone"), { recursive: true });
-    chmodSync(join(copy, "clone/a/b/f.txt"), 0o444);
-    chmodSync(join(copy, "clone/a/b"), 0o000);
-    chmodSync(join(copy, "clone/a"), 0o555);
-    await forceRemoveTree(copy);
-    expect(existsSync(copy)).toBe(false);
-  });
-  it("accepts a missing tree", async () => {
-    await expect(forceRemoveTree(join(tmpdir(), "wfbench-does-not-exist-xyz"))).resolves.toBeUndefined();
   });
 });

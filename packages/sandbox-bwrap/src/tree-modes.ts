@@ -1,4 +1,4 @@
-import { chmod, lstat, readdir, rm } from "node:fs/promises";
+import { chmod, lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 
 interface Entry {
@@ -31,27 +31,4 @@ export async function lockTreeReadOnly(root: string): Promise<() => Promise<void
   return async () => {
     for (const entry of entries) await chmod(entry.path, entry.mode).catch(() => undefined);
   };
-}
-
-/**
- * Removes a tree even when an agent left it unwritable (e.g. a copy of a locked clone with 0555 directories):
- * restores owner rwx on directories and w on files first. Missing trees are fine.
- */
-export async function forceRemoveTree(root: string): Promise<void> {
-  const unlock = async (path: string): Promise<void> => {
-    const stats = await lstat(path);
-    if (stats.isSymbolicLink()) return;
-    if (stats.isDirectory()) {
-      // Unlock before descending: a 0000 directory could not be listed otherwise.
-      await chmod(path, (stats.mode & 0o7777) | 0o700);
-      for (const name of await readdir(path)) await unlock(join(path, name));
-    } else await chmod(path, (stats.mode & 0o7777) | 0o200);
-  };
-  try {
-    await unlock(root);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
-  }
-  await rm(root, { recursive: true, force: true });
 }

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { formatFieldPath, loadScript, parseScript } from "./load-script.js";
+import { loadScript, parseScript } from "./load-script.js";
 
 const goodTurn = "      - content: [{ type: text, text: hi }]\n        usage: { input_tokens: 1, output_tokens: 2 }\n";
 const goodScript = `version: 1\ntrajectories:\n  - name: t\n    match: { contains: MARK }\n    turns:\n${goodTurn}`;
@@ -192,12 +192,5 @@ describe("loadScript", () => {
   it("loads the shipped example scripts", async () => {
     const result = await loadScript(new URL("../scripts/smoke-skill-write-bash.yaml", import.meta.url).pathname);
     expect(result.ok, result.ok ? "" : result.error.message).toBe(true);
-  });
-});
-
-describe("formatFieldPath", () => {
-  it("renders keys and indexes", () => {
-    expect(formatFieldPath(["trajectories", 0, "turns", 2, "usage"])).toBe("trajectories[0].turns[2].usage");
-    expect(formatFieldPath([])).toBe("(root)");
   });
 });

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { formatIssuePath } from "@wfbench/pycompat";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { ScriptSchema, type Script } from "./schema.js";
@@ -21,16 +22,6 @@ export interface ScriptRefusal {
 /** A parsed script, or the refusal naming the file and the field paths. */
 export type ScriptLoadResult = { ok: true; value: Script } | { ok: false; error: ScriptRefusal };
 
-/** Formats a zod/yaml path as `a.b[0].c`; the empty path is the document root. */
-export function formatFieldPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const segment of path) {
-    if (typeof segment === "number") out += `[${segment}]`;
-    else out += out === "" ? String(segment) : `.${String(segment)}`;
-  }
-  return out === "" ? "(root)" : out;
-}
-
 function refuse(kind: ScriptRefusal["kind"], file: string, issues: ScriptIssue[]): ScriptLoadResult {
   const lines = issues.map((issue) => `  - ${issue.path}: ${issue.message}`);
   const message = `scripted-model: refused script ${file}:\n${lines.join("\n")}`;
@@ -38,7 +29,7 @@ function refuse(kind: ScriptRefusal["kind"], file: string, issues: ScriptIssue[]
 }
 
 function describeZodIssues(issues: readonly z.core.$ZodIssue[]): ScriptIssue[] {
-  return issues.map((issue) => ({ path: formatFieldPath(issue.path), message: issue.message }));
+  return issues.map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message }));
 }
 
 // Checks the schema cannot express: names must be unique, regexes must compile, tool ids must not repeat.

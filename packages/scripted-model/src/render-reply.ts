@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@wfbench/digest";
 import type { ContentBlock, Turn } from "./schema.js";
 
 /** Everything needed to render one scripted reply, already decided by the server. */
@@ -25,7 +25,7 @@ export function deriveStopReason(turn: Turn): string {
 
 /** Deterministic tool_use id, stable across retries so a retried turn reuses the same id. */
 export function deriveToolUseId(trajectoryName: string, position: number, blockIndex: number): string {
-  const digest = createHash("sha256").update(`${trajectoryName}\u0000${position}\u0000${blockIndex}`).digest("hex");
+  const digest = sha256Hex(`${trajectoryName}\u0000${position}\u0000${blockIndex}`);
   return `toolu_sm${digest.slice(0, 22)}`;
 }
 

@@ -1,4 +1,4 @@
-import { open, type FileHandle } from "node:fs/promises";
+import { isDurableFsError, openJsonlLog } from "@wfbench/durable-fs";
 import { RequestLogWriteError } from "./errors.js";
 
 /** What the server did with a request. */
@@ -31,48 +31,33 @@ export interface RequestLogEntry {
   readonly outcome: RequestOutcome;
 }
 
-/** Appends JSONL entries one at a time, fsyncing each, so the log on disk is complete when a reply is sent. */
-export class RequestLogFile {
-  private handle: FileHandle | null = null;
-  private queue: Promise<void> = Promise.resolve();
-
-  constructor(readonly path: string) {}
-
-  /** Opens (creates or appends to) the log; throws RequestLogWriteError when the path cannot be opened. */
-  async open(): Promise<void> {
-    try {
-      this.handle = await open(this.path, "a", 0o600);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
-      throw new RequestLogWriteError(`cannot open the request log ${this.path} (${code}); check that its directory exists and is writable`, {
-        cause: error,
-      });
-    }
-  }
-
-  /** Appends one entry after every earlier one; the promise settles once the line is fsynced. */
-  append(entry: RequestLogEntry): Promise<void> {
-    const line = `${JSON.stringify(entry)}\n`;
-    const write = this.queue.then(async () => {
-      const handle = this.handle;
-      if (handle === null) throw new RequestLogWriteError(`request log ${this.path} is not open`);
-      try {
-        await handle.appendFile(line, "utf8");
-        await handle.sync();
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
-        throw new RequestLogWriteError(`cannot append to the request log ${this.path} (${code})`, { cause: error });
-      }
-    });
-    this.queue = write.catch(() => undefined);
-    return write;
-  }
-
+/** The request log: entries appended one at a time, each fsynced before its reply is sent. */
+export interface RequestLog {
+  /** Appends one entry after every earlier one; settles once the line is fsynced. @throws {RequestLogWriteError} */
+  append(entry: RequestLogEntry): Promise<void>;
   /** Waits for pending writes and closes the file. */
-  async close(): Promise<void> {
-    await this.queue;
-    const handle = this.handle;
-    this.handle = null;
-    await handle?.close();
-  }
+  close(): Promise<void>;
+}
+
+// The errno code stays in the message so the fix (create the directory, free the disk) is evident.
+function errnoIn(error: unknown): string {
+  return (isDurableFsError(error) ? error.errno : undefined) ?? "unknown error";
+}
+
+/**
+ * Opens (creates or appends to) the request log through @wfbench/durable-fs: canonical JSON lines, O_APPEND, fsync
+ * per line, the directory fsynced on create. Trusts the path's directory to be the caller's.
+ * @throws {RequestLogWriteError} when the path cannot be opened (the message names the path and errno code).
+ */
+export async function openRequestLog(path: string): Promise<RequestLog> {
+  const log = await openJsonlLog(path).catch((error: unknown) => {
+    throw new RequestLogWriteError(`cannot open the request log ${path} (${errnoIn(error)}); check that its directory exists and is writable`, { cause: error });
+  });
+  return {
+    append: (entry) =>
+      log.append(entry).catch((error: unknown) => {
+        throw new RequestLogWriteError(`cannot append to the request log ${path} (${errnoIn(error)})`, { cause: error });
+      }),
+    close: () => log.close(),
+  };
 }

@@ -629,11 +629,28 @@ describe("startScriptedModel", () => {
       const bytes = await readFile(logPath, "utf8");
       for (const secret of secrets) expect(bytes).not.toContain(secret);
       const entry = JSON.parse(bytes.trim()) as RequestLogEntry;
-      expect(entry.headers["x-forwarded-custom"]).toBe("note [redacted] end");
-      expect(entry.headers["referer"]).toBe("https://[redacted]@example.invalid/path");
-      expect(entry.headers["x-upstream"]).toBe("Bearer [redacted]");
+      expect(entry.headers["x-forwarded-custom"]).toBe("note [REDACTED] end");
+      expect(entry.headers["referer"]).toBe("https://[REDACTED]@example.invalid/path");
+      expect(entry.headers["x-upstream"]).toBe("Bearer [REDACTED]");
       expect(entry.headers["x-plain"]).toBe("visible-value");
-      expect(entry.outcome).toMatchObject({ kind: "unmatched", prompt_prefix: "nobody scripted this, key [redacted]" });
+      expect(entry.outcome).toMatchObject({ kind: "unmatched", prompt_prefix: "nobody scripted this, key [REDACTED]" });
+    });
+
+    // Regression: the userinfo rule used to stop at the first "@", logging "https://[REDACTED]@ss@host" and so the
+    // part of the password after a raw "@".
+    it("redacts the whole URL userinfo when the password itself holds an @", async () => {
+      const { server, logPath } = await start();
+      const response = await fetch(`${server.baseUrl}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", referer: "https://user:p@ss@github.com/o/r" },
+        body: JSON.stringify({ model: "m", max_tokens: 5, messages: userAsks("see https://u:pa@ss@h.invalid/x") }),
+      });
+      expect(response.status).toBe(400);
+      const bytes = await readFile(logPath, "utf8");
+      expect(bytes).not.toContain("ss@");
+      const entry = JSON.parse(bytes.trim()) as RequestLogEntry;
+      expect(entry.headers["referer"]).toBe("https://[REDACTED]@github.com/o/r");
+      expect(entry.outcome).toMatchObject({ kind: "unmatched", prompt_prefix: "see https://[REDACTED]@h.invalid/x" });
     });
 
     it("writes one JSONL line per request, equal to the in-memory copy, with secrets redacted and a canonical body digest", async () => {
@@ -653,8 +670,8 @@ describe("startScriptedModel", () => {
       expect(lines).toEqual(JSON.parse(JSON.stringify(server.requests)));
       const first = lines[0];
       // SDK 1.x sends its key as a Bearer token; the raw request below uses x-api-key like the CLI.
-      expect(first?.headers["authorization"]).toBe("[redacted]");
-      expect(first?.headers["cookie"]).toBe("[redacted]");
+      expect(first?.headers["authorization"]).toBe("[REDACTED]");
+      expect(first?.headers["cookie"]).toBe("[REDACTED]");
       expect(first?.headers["x-plain"]).toBe("visible");
       expect(first?.body_sha256).toMatch(/^[0-9a-f]{64}$/);
       // Canonical JSON: the digest does not depend on the key order the client happened to send.
@@ -664,8 +681,8 @@ describe("startScriptedModel", () => {
       expect(first).toMatchObject({ seq: 1, trajectory: "by-user", turn: 0, model: "m", stream: false, outcome: { kind: "reply", status: 200 } });
       expect(Date.parse(first?.time ?? "")).not.toBeNaN();
       expect(lines[1]?.outcome.kind).toBe("unmatched");
-      expect(lines[1]?.headers["authorization"]).toBe("[redacted]");
-      expect(lines[1]?.headers["x-api-key"]).toBe("[redacted]");
+      expect(lines[1]?.headers["authorization"]).toBe("[REDACTED]");
+      expect(lines[1]?.headers["x-api-key"]).toBe("[REDACTED]");
     });
 
     it("answers 500 instead of an unlogged reply when the log cannot be appended (/dev/full)", async () => {

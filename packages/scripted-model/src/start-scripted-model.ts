@@ -1,12 +1,12 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { unlink } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import stableStringify from "fast-json-stable-stringify";
+import { digestJson, sha256Hex } from "@wfbench/digest";
+import { redactHeaders, redactText } from "@wfbench/redact";
 import { ListenError, ScriptedModelError } from "./errors.js";
-import { redactHeaders, redactSecretText } from "./redact-headers.js";
 import {
   deriveStopReason,
   errorTypeForStatus,
@@ -15,7 +15,7 @@ import {
   renderSseFrames,
   type ReplyPlan,
 } from "./render-reply.js";
-import { RequestLogFile, type RequestLogEntry, type RequestOutcome } from "./request-log.js";
+import { openRequestLog, type RequestLogEntry, type RequestOutcome } from "./request-log.js";
 import { MessagesRequestSchema, type Fault, type Script, type Turn } from "./schema.js";
 import { selectTurn, truncatePrefix } from "./select-turn.js";
 
@@ -116,10 +116,6 @@ function decodeBody(request: IncomingMessage, raw: Buffer): Buffer {
   throw new BadRequest(415, `unsupported content-encoding ${truncatePrefix(encoding)}`);
 }
 
-function sha256Hex(data: string | Buffer): string {
-  return createHash("sha256").update(data).digest("hex");
-}
-
 /** The fault covering the n-th attempt (1-based) at a position: faults are consumed in order, `times` each. */
 export function selectFault(faults: readonly Fault[], attempt: number): Fault | null {
   let covered = 0;
@@ -163,8 +159,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     throw new ListenError(`scripted-model listens on 127.0.0.1 or a Unix socket only, not ${String(listen.host)}`);
   }
 
-  const log = options.requestLogPath === undefined ? null : new RequestLogFile(options.requestLogPath);
-  await log?.open();
+  const log = options.requestLogPath === undefined ? null : await openRequestLog(options.requestLogPath);
 
   async function record(entry: RequestLogEntry): Promise<void> {
     requests.push(entry);
@@ -233,7 +228,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     let digest: string;
     try {
       json = JSON.parse(raw.toString("utf8"));
-      digest = sha256Hex(stableStringify(json));
+      digest = digestJson(json);
     } catch {
       const message = "request body is not JSON";
       await record({ ...base, ...empty, body_sha256: sha256Hex(raw), body_bytes: raw.length, outcome: { kind: "bad_request", status: 400, message } });
@@ -261,7 +256,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
           ...base,
           ...empty,
           ...requestFacts,
-          outcome: { kind: "unmatched", status: 400, prompt_prefix: redactSecretText(selection.promptPrefix) },
+          outcome: { kind: "unmatched", status: 400, prompt_prefix: redactText(selection.promptPrefix) },
         });
       } else {
         await record({

@@ -1,6 +1,7 @@
 import { listContentBlocks } from "./content-blocks.js";
 import { EvidenceOptionsError } from "./errors.js";
-import { RedactionCollision, redactJson, redactText } from "./redact-text.js";
+import { redactText } from "@wfbench/redact";
+import { RedactionCollision, redactJson } from "./redact-text.js";
 import { SecretsSchema, isJsonObject, type JsonValue, type StreamEvent } from "./schema.js";
 
 /** Options of {@link createProgressPreviewer}. */

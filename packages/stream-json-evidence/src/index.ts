@@ -1,5 +1,6 @@
 export { isEvidenceError } from "./errors.js";
 export { recordSessionEvidence } from "./record-session-evidence.js";
 export type { RecordedSession } from "./record-session-evidence.js";
-export { redactText } from "./redact-text.js";
+// The text rules live in @wfbench/redact; re-exported so callers of the evidence boundary redact with the same rules.
+export { redactText } from "@wfbench/redact";
 export type { TranscriptArtifactRecord } from "./write-transcript-artifact.js";

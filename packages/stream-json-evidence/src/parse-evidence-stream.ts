@@ -1,3 +1,4 @@
+import { isBlankPython } from "@wfbench/pycompat";
 import {
   EvidenceError,
   EvidenceOptionsError,
@@ -7,7 +8,7 @@ import {
   type EvidenceRejection,
   type EvidenceRejectionCode,
 } from "./errors.js";
-import { DEFAULT_MAX_BYTES, PYTHON_SPACE_CLASS, ParseOptionsSchema, isJsonObject, type JsonValue, type StreamEvent } from "./schema.js";
+import { DEFAULT_MAX_BYTES, ParseOptionsSchema, isJsonObject, type JsonValue, type StreamEvent } from "./schema.js";
 
 /** Options of {@link parseEvidenceStream}. */
 export interface ParseEvidenceOptions {
@@ -47,8 +48,6 @@ export interface EvidenceStreamParser {
 }
 
 const NEWLINE = 0x0a;
-// Blank as Python's strip() sees it: a line holding only U+FEFF is not blank (and not JSON either).
-const BLANK_LINE = new RegExp(`^[${PYTHON_SPACE_CLASS}]*$`, "u");
 const STRING_LITERAL = /"(?:[^"\\]|\\.)*"/g;
 const NON_FINITE_TOKEN = /(?<![A-Za-z0-9_$])-?(?:NaN|Infinity)(?![A-Za-z0-9_$])/;
 
@@ -115,7 +114,8 @@ export function createEvidenceStreamParser(options: ParseEvidenceOptions = {}): 
       else fail("EVIDENCE_INVALID_UTF8", `line ${line} is not valid UTF-8`, line);
       return;
     }
-    if (BLANK_LINE.test(text)) return;
+    // Blank as Python's strip() sees it: a line holding only U+FEFF is not blank (and not JSON either).
+    if (isBlankPython(text)) return;
     let value: JsonValue;
     try {
       value = JSON.parse(text) as JsonValue;

@@ -1,4 +1,5 @@
-import { foldCase, listContentBlocks, readContentText } from "./content-blocks.js";
+import { casefoldPython } from "@wfbench/pycompat";
+import { listContentBlocks, readContentText } from "./content-blocks.js";
 import { countToolUses } from "./count-tool-uses.js";
 import { EvidenceOptionsError, truncateForMessage, type EvidenceRejection, type EvidenceRejectionCode } from "./errors.js";
 import { normalizeSkillName } from "./normalize-skill-name.js";
@@ -88,7 +89,7 @@ export function proveSkillUse(stream: ParsedEvidenceStream, expectedSkill: strin
         requestIds.add(id);
         const name = block["name"];
         const input = block["input"];
-        if (typeof name !== "string" || foldCase(name) !== "skill" || !isJsonObject(input)) continue;
+        if (typeof name !== "string" || casefoldPython(name) !== "skill" || !isJsonObject(input)) continue;
         const named = SKILL_INPUT_FIELDS.some((field) => {
           const value = input[field];
           return typeof value === "string" && normalizeSkillName(value) === expected;

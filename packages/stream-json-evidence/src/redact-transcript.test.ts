@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { assistant, encode, init, jsonl, result, toolUse } from "../test/support/events.js";
 import { parseEvidenceBytes } from "./parse-evidence-stream.js";
-import { redactTranscript, sha256Hex } from "./redact-transcript.js";
+import { sha256Hex } from "@wfbench/digest";
+import { redactTranscript } from "./redact-transcript.js";
 import type { JsonObject } from "./schema.js";
 
 function parsed(events: JsonObject[]) {

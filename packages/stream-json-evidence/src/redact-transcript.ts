@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import stringify from "fast-json-stable-stringify";
+import { canonicalJson, sha256Hex } from "@wfbench/digest";
 import { EvidenceError, EvidenceOptionsError, reject, type EvidenceResult } from "./errors.js";
 import type { ParsedEvidenceStream } from "./parse-evidence-stream.js";
 import { RedactionCollision, createJsonRedactor } from "./redact-text.js";
@@ -27,11 +26,6 @@ export interface RedactTranscriptOptions {
   readonly maxBytes?: number;
 }
 
-/** sha256 hex of bytes. */
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
-
 /**
  * Redacts every key and string of the events structurally and renders canonical JSONL (sorted keys, compact, one
  * event per line, raw UTF-8). Takes a parsed stream (window plus trailing system events) or the partial events of a
@@ -53,7 +47,7 @@ export function redactTranscript(source: ParsedEvidenceStream | readonly StreamE
     if (redacted instanceof RedactionCollision) {
       return reject("EVIDENCE_REDACTION_KEY_COLLISION", `event ${index + 1}: two keys become ${JSON.stringify(redacted.key)} after redaction`);
     }
-    const line = `${stringify(redacted)}\n`;
+    const line = `${canonicalJson(redacted)}\n`;
     length += Buffer.byteLength(line, "utf8");
     if (length > maxBytes) return reject("EVIDENCE_TRANSCRIPT_OVERSIZE", `redacted transcript exceeds ${maxBytes} bytes at event ${index + 1}`);
     lines.push(line);

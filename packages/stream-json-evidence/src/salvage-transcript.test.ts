@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { assistant, encode, init, jsonl, result, toolUse } from "../test/support/events.js";
 import { parseEvidenceBytes } from "./parse-evidence-stream.js";
-import { sha256Hex } from "./redact-transcript.js";
+import { sha256Hex } from "@wfbench/digest";
 import { SALVAGE_TRUNCATED_TYPE, SALVAGE_UNPARSED_TYPE, salvageTranscript } from "./salvage-transcript.js";
 
 const SECRET = "minted-cell-token-4f9a2b";

@@ -1,8 +1,10 @@
-import stringify from "fast-json-stable-stringify";
+import { canonicalJson, sha256Hex } from "@wfbench/digest";
+import { isBlankPython } from "@wfbench/pycompat";
+import { REDACTED, SENSITIVE_KEYS, redactText } from "@wfbench/redact";
 import { EvidenceOptionsError, reject, type EvidenceResult } from "./errors.js";
-import { REDACTED, RedactionCollision, SENSITIVE_KEYS, createJsonRedactor, redactText } from "./redact-text.js";
-import { TRANSCRIPT_SOURCE, assertCanonicalRoundTrip, sha256Hex, type TranscriptArtifact } from "./redact-transcript.js";
-import { DEFAULT_MAX_BYTES, PYTHON_SPACE_CLASS, SESSION_ID_PATTERN, SecretsSchema, isJsonObject, type JsonValue } from "./schema.js";
+import { RedactionCollision, createJsonRedactor } from "./redact-text.js";
+import { TRANSCRIPT_SOURCE, assertCanonicalRoundTrip, type TranscriptArtifact } from "./redact-transcript.js";
+import { DEFAULT_MAX_BYTES, SESSION_ID_PATTERN, SecretsSchema, isJsonObject, type JsonValue } from "./schema.js";
 
 /** `type` of the record that stands in for a captured line that is not a JSON object (its redacted text kept). */
 export const SALVAGE_UNPARSED_TYPE = "wfbench_unparsed_line";
@@ -37,7 +39,6 @@ type UnparsedReason = "invalid-utf8" | "malformed-json" | "not-an-object" | "non
 const DEFAULT_MAX_LINE_CHARS = 16_384;
 // Room kept for the truncation marker so the bound holds with it.
 const MARKER_RESERVE = 256;
-const BLANK_LINE = new RegExp(`^[${PYTHON_SPACE_CLASS}]*$`, "u");
 const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"/g;
 // The keys are plain [a-z_-] words, so they need no escaping.
 const SENSITIVE_VALUE = new RegExp(
@@ -119,7 +120,7 @@ export function salvageTranscript(capture: Uint8Array, options: SalvageTranscrip
     } catch {
       text = null;
     }
-    if (text !== null && BLANK_LINE.test(text)) continue;
+    if (text !== null && isBlankPython(text)) continue;
     seen += 1;
     if (firstDropped !== null) {
       droppedLines += 1;
@@ -149,14 +150,14 @@ export function salvageTranscript(capture: Uint8Array, options: SalvageTranscrip
     if (unparsed === null && redacted !== null && !(redacted instanceof RedactionCollision) && isJsonObject(value)) {
       const id = value["session_id"];
       if (sessionId === null && typeof id === "string" && SESSION_ID_PATTERN.test(id)) sessionId = id;
-      record = `${stringify(redacted)}\n`;
+      record = `${canonicalJson(redacted)}\n`;
     } else {
       asText = true;
       const raw = text ?? lossy.decode(bytes);
       const kept = cutText(redactRawLine(raw, secrets), maxLineChars);
       const entry: { [key: string]: JsonValue } = { type: SALVAGE_UNPARSED_TYPE, line: lineNumber, reason: unparsed ?? "malformed-json", text: kept.text };
       if (kept.cut) entry["text_truncated"] = true;
-      record = `${stringify(entry)}\n`;
+      record = `${canonicalJson(entry)}\n`;
     }
     const size = Buffer.byteLength(record, "utf8");
     if (length + size > maxBytes - MARKER_RESERVE) {
@@ -170,7 +171,7 @@ export function salvageTranscript(capture: Uint8Array, options: SalvageTranscrip
     if (asText) unparsedLines += 1;
   }
   if (seen === 0) return reject("EVIDENCE_EMPTY_STREAM", "the capture holds no non-blank line");
-  if (firstDropped !== null) out.push(`${stringify({ type: SALVAGE_TRUNCATED_TYPE, dropped_lines: droppedLines, first_dropped_line: firstDropped, max_bytes: maxBytes })}\n`);
+  if (firstDropped !== null) out.push(`${canonicalJson({ type: SALVAGE_TRUNCATED_TYPE, dropped_lines: droppedLines, first_dropped_line: firstDropped, max_bytes: maxBytes })}\n`);
   const bytes = new TextEncoder().encode(out.join(""));
   assertCanonicalRoundTrip(bytes, out.length);
   return {

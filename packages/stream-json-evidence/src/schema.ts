@@ -56,12 +56,6 @@ export const PermissionDenialSchema = z.looseObject({
   tool_use_id: z.string(),
 });
 
-/**
- * Python's `str.isspace()` set as a regex character class (what the original harness's strip()/split() use).
- * JavaScript's `\s` differs: it includes U+FEFF and misses U+001C–U+001F and U+0085.
- */
-export const PYTHON_SPACE_CLASS = "\\t\\n\\v\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-
 /** Tool ids as the original harness bounded them. */
 export const TOOL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,256}$/;
 /** Tool names kept in counts; anything else is counted as `tool`. */

@@ -1,3 +1,4 @@
+import { compareCodePoints } from "@wfbench/digest";
 import type { ParsedEvidenceStream } from "./parse-evidence-stream.js";
 import { ModelUsageEntrySchema, ResultUsageSchema, isJsonObject, type StreamEvent } from "./schema.js";
 
@@ -122,12 +123,12 @@ function groupSubagents(events: readonly StreamEvent[]): { subagents: SubagentTr
     groups.set(parent, group);
   }
   const subagents = [...groups.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareCodePoints(a, b))
     .map(([parentToolUseId, group]) => ({
       parentToolUseId,
       assistantEvents: group.events,
       messages: group.messages.size,
-      models: [...group.models].sort(),
+      models: [...group.models].sort(compareCodePoints),
     }));
   return { subagents, mainLoopMessages: mainMessages.size };
 }

@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { redactTranscript, sha256Hex, type TranscriptArtifact } from "./redact-transcript.js";
+import { sha256Hex } from "@wfbench/digest";
+import { redactTranscript, type TranscriptArtifact } from "./redact-transcript.js";
 import { writeTranscriptArtifact } from "./write-transcript-artifact.js";
 
 let root = "";

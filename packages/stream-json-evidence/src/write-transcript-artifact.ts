@@ -1,8 +1,10 @@
-import { chmod, mkdir, open, readFile } from "node:fs/promises";
+import { chmod, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { sha256Hex } from "@wfbench/digest";
+import { isDurableFsError, writeFileExclusive } from "@wfbench/durable-fs";
 import { TRANSCRIPT_SOURCE, type TranscriptArtifactRecord } from "@wfbench/result-row";
 import { EvidenceArtifactError } from "./errors.js";
-import { sha256Hex, type TranscriptArtifact } from "./redact-transcript.js";
+import type { TranscriptArtifact } from "./redact-transcript.js";
 import { SESSION_ID_PATTERN, TRANSCRIPT_PREFIX_PATTERN } from "./schema.js";
 
 /** The row's record of a persisted transcript (the row contract's shape). */
@@ -10,7 +12,8 @@ export type { TranscriptArtifactRecord };
 
 /**
  * Writes a redacted transcript as `<directory>/<prefix>-<sessionId>.jsonl` (directory 0700, file 0600, exclusive
- * create, fsynced) and checks the bytes on disk hash to the artifact's sha256. Trusts only validated names.
+ * no-follow create, file and directory fsynced) and checks the bytes on disk hash to the artifact's sha256. Trusts
+ * only validated names.
  * @throws {EvidenceArtifactError} on an invalid name, an existing file or an I/O failure.
  */
 export async function writeTranscriptArtifact(
@@ -28,20 +31,12 @@ export async function writeTranscriptArtifact(
   } catch (cause) {
     throw new EvidenceArtifactError("EVIDENCE_ARTIFACT_WRITE_FAILED", `cannot prepare transcript directory ${directory}`, { cause });
   }
-  let handle;
   try {
-    handle = await open(path, "wx", 0o600);
+    // Exclusive, no-follow, 0600, fsynced, and the directory fsynced: the row may cite the file once this returns.
+    await writeFileExclusive(path, artifact.bytes, { mode: 0o600 });
   } catch (cause) {
-    const exists = (cause as NodeJS.ErrnoException).code === "EEXIST";
+    const exists = isDurableFsError(cause) && cause.code === "DURABLE_FS_EXISTS";
     throw new EvidenceArtifactError(exists ? "EVIDENCE_ARTIFACT_EXISTS" : "EVIDENCE_ARTIFACT_WRITE_FAILED", `cannot create ${path}`, { cause });
-  }
-  try {
-    await handle.writeFile(artifact.bytes);
-    await handle.sync();
-  } catch (cause) {
-    throw new EvidenceArtifactError("EVIDENCE_ARTIFACT_WRITE_FAILED", `cannot write ${path}`, { cause });
-  } finally {
-    await handle.close();
   }
   const written = await readFile(path);
   const sha256 = sha256Hex(written);

@@ -2,10 +2,11 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { sha256Hex } from "@wfbench/digest";
 import { classifyOutcome } from "../src/classify-outcome.js";
 import { parseEvidenceBytes, parseEvidenceStream } from "../src/parse-evidence-stream.js";
 import { proveSkillUse } from "../src/prove-skill-use.js";
-import { redactTranscript, sha256Hex } from "../src/redact-transcript.js";
+import { redactTranscript } from "../src/redact-transcript.js";
 import type { ProcessOutcome } from "../src/schema.js";
 import { summarizeUsage } from "../src/summarize-usage.js";
 

@@ -1,13 +1,8 @@
-import { createHash } from "node:crypto";
-import stableStringify from "fast-json-stable-stringify";
+import { digestJson, sha256Hex } from "@wfbench/digest";
 import type { OracleSnapshot } from "@wfbench/oracle-snapshot";
 import { digestTaskPrompt } from "./digest-task-prompt.js";
 import type { Task } from "./load-task-suite.js";
 import type { ResolvedSource } from "./resolve-task-source.js";
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
 
 /** A selected task's definition binding (reference §3.1, promotion.json `selected_tasks[*]`). */
 export type TaskDefinitionBinding = {
@@ -44,13 +39,13 @@ export function buildTaskBinding(task: Task, source: ResolvedSource, oracle: Ora
     repo_identity: source.origin === "git" ? source.repo : task.repo,
     ref: task.ref,
     prompt_digest: digestTaskPrompt(task.prompt),
-    setup_digest: sha256(task.setup ?? ""),
-    verify_digest: sha256(task.verify),
+    setup_digest: sha256Hex(task.setup ?? ""),
+    verify_digest: sha256Hex(task.verify),
     expensive: task.expensive,
     sandbox_copy: [...task.sandboxCopy],
     sandbox_dependencies: task.sandboxDependencies.map((dep) => ({ ...dep })),
-    sandbox_dependency_content_digest: sha256(stableStringify([])),
-    sandbox_dependency_manifest_digest: sha256(stableStringify({ dependencies: [], schema_version: 1 })),
+    sandbox_dependency_content_digest: digestJson([]),
+    sandbox_dependency_manifest_digest: digestJson({ dependencies: [], schema_version: 1 }),
     oracle_digest: binding.oracle_digest,
     oracle_command_digest: binding.oracle_command_digest,
     oracle_manifest_digest: binding.oracle_manifest_digest,

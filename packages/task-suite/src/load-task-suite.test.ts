@@ -24,6 +24,11 @@ describe("parseTaskSuite", () => {
       expect(result.value.skills).toEqual({ plan: "gitnexus-plan", work: "gitnexus-work", review: "gitnexus-review" });
     });
 
+    it("keeps a black-box oracle's mode and candidate command", () => {
+      const result = parse([{ ...TASK, oracle: { mode: "black-box", candidate: "node probe.mjs", ...ORACLE } }]);
+      expect(result.ok && result.value.tasks[0]?.oracle).toMatchObject({ mode: "black-box", candidate: "node probe.mjs", command: ORACLE.command });
+    });
+
     it("takes the suite's skill names and leaves expensive tasks out unless asked", () => {
       const tasks = [TASK, { ...TASK, id: "big", expensive: true }];
       const result = parse(tasks, { skills: { plan: "demo-plan", work: "demo-work" } });
@@ -32,6 +37,15 @@ describe("parseTaskSuite", () => {
       expect(result.ok && result.value.skills.work).toBe("demo-work");
       const all = parse(tasks, {}, { includeExpensive: true });
       expect(all.ok && all.value.selected.map((t) => t.id)).toEqual(["add-clamp", "big"]);
+    });
+
+    // Python's str.strip() keeps U+FEFF (JavaScript's \s would strip it), and the original harness only refused
+    // fields that strip() empties; U+0085 and U+001C are Python whitespace that String#trim keeps.
+    it("treats a field of U+FEFF as content, not blank, like Python's str.strip()", () => {
+      const result = parse([{ ...TASK, verify: "\uFEFF" }]);
+      expect(result.ok && result.value.tasks[0]?.verify).toBe("\uFEFF");
+      const blank = parse([{ ...TASK, verify: "\u0085\u001c " }]);
+      expect(!blank.ok && blank.error.field).toBe("verify");
     });
 
     it("expands ~ only with a known home directory", () => {
@@ -54,7 +68,19 @@ describe("parseTaskSuite", () => {
       ["a missing oracle", { ...TASK, oracle: undefined }, "add-clamp", "oracle", /required/],
       ["an oracle with an extra key", { ...TASK, oracle: { ...ORACLE, labels: 1 } }, "add-clamp", "oracle", /./],
       ["an oracle target escaping", { ...TASK, oracle: { ...ORACLE, files: [{ source: "a", target: "../x" }] } }, "add-clamp", "oracle.files[0].target", /./],
+      ["a candidate command without black-box mode", { ...TASK, oracle: { ...ORACLE, candidate: "node probe.mjs" } }, "add-clamp", "oracle.candidate", /black-box/],
+      ["black-box mode without a candidate command", { ...TASK, oracle: { ...ORACLE, mode: "black-box" } }, "add-clamp", "oracle.candidate", /required/],
+      ["an unknown oracle mode", { ...TASK, oracle: { ...ORACLE, mode: "sandboxed" } }, "add-clamp", "oracle.mode", /in-process/],
+      [
+        "a black-box review task",
+        { ...TASK, oracle: { mode: "black-box", candidate: "true", command: "true", files: [{ source: "l.json", target: "review-labels.json" }] } },
+        "add-clamp",
+        "oracle.mode",
+        /review/,
+      ],
       ["an absolute sandbox_copy", { ...TASK, sandbox_copy: ["/etc/passwd"] }, "add-clamp", "sandbox_copy[0]", /relative/],
+      ["a .git sandbox_copy", { ...TASK, sandbox_copy: [".git/config"] }, "add-clamp", "sandbox_copy[0]", /\.git/],
+      ["a dependency target in .git (any case)", { ...TASK, sandbox_dependencies: [{ source: "a", target: ".Git/hooks" }] }, "add-clamp", "sandbox_dependencies[0].target", /\.git/],
       ["overlapping sandbox_copy", { ...TASK, sandbox_copy: ["a", "a/b"] }, "add-clamp", "sandbox_copy[1]", /overlaps/],
       ["a harness sandbox_copy", { ...TASK, sandbox_copy: ["eval/workflow_bench/oracles/x"] }, "add-clamp", "sandbox_copy[0]", /harness/],
       ["a dependency with an extra key", { ...TASK, sandbox_dependencies: [{ source: "a", target: "a", mode: 1 }] }, "add-clamp", "sandbox_dependencies[0].mode", /unknown key/],

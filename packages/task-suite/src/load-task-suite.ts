@@ -1,8 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { validateOracleDeclaration, type OracleDeclaration } from "@wfbench/oracle-snapshot";
+import { ROOT_FIELD, formatIssuePath, isBlankPython } from "@wfbench/pycompat";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
+import { isReviewTask } from "./is-review-task.js";
 import { SuiteFileSchema, TaskEntrySchema, type SuiteSkills } from "./schema.js";
 
 /** The skills a suite evaluates when it names none: the original harness's plan, work and review skills. */
@@ -65,7 +67,8 @@ const FIXES: Readonly<Record<string, string>> = {
   expensive: "write `expensive: true` or `expensive: false` (a YAML boolean) or drop the key",
   sandbox_copy: "list repo-relative paths that do not overlap and are not under .gitnexus or eval/workflow_bench",
   sandbox_dependencies: "list mappings with exactly `source` and `target`, repo-relative, non-overlapping targets",
-  oracle: "declare `oracle: {command: <hidden test command>, files: [{source: <path under oracles/>, target: <staged name>}]}`",
+  oracle:
+    "declare `oracle: {command: <hidden test command>, files: [{source: <path under oracles/>, target: <staged name>}]}`, optionally with `mode: black-box` and a `candidate: <command that runs the candidate>` (docs/task-writing.md)",
   tasks: "make the top level a mapping with a `tasks:` list of task mappings",
   skills: "write `skills: {plan: <skill dir>, work: <skill dir>, review: <skill dir>}` (review optional) or drop the key",
 };
@@ -77,23 +80,16 @@ function fixFor(field: string): string {
   return FIXES[head] ?? "see reference §3.1 for the task file format";
 }
 
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const part of path) out += typeof part === "number" ? `[${part}]` : out === "" ? String(part) : `.${String(part)}`;
-  return out;
-}
-
 function firstIssue(error: z.ZodError): { field: string; message: string } {
   const issue = error.issues[0];
   if (issue === undefined) return { field: "(unknown)", message: "invalid" };
   if (issue.code === "unrecognized_keys") {
-    const prefix = formatPath(issue.path);
     const key = issue.keys[0] ?? "";
-    return { field: prefix === "" ? key : `${prefix}.${key}`, message: `unknown key ${JSON.stringify(key)}` };
+    return { field: formatIssuePath([...issue.path, key]), message: `unknown key ${JSON.stringify(key)}` };
   }
   // zod words a missing key as a type error; say what the author has to do.
-  if (issue.code === "invalid_type" && issue.message.endsWith("received undefined")) return { field: formatPath(issue.path), message: "is required" };
-  return { field: formatPath(issue.path), message: issue.message };
+  if (issue.code === "invalid_type" && issue.message.endsWith("received undefined")) return { field: formatIssuePath(issue.path), message: "is required" };
+  return { field: formatIssuePath(issue.path), message: issue.message };
 }
 
 function overlaps(a: string, b: string): boolean {
@@ -139,18 +135,18 @@ export function parseTaskSuite(text: string, file: string, baseDir: string, opti
   const top = SuiteFileSchema.safeParse(raw);
   if (!top.success) {
     const issue = firstIssue(top.error);
-    return refuse(null, issue.field === "" ? "tasks" : issue.field, issue.field === "" ? "the top level must be a mapping" : issue.message, top.error.issues.length);
+    return refuse(null, issue.field === ROOT_FIELD ? "tasks" : issue.field, issue.field === ROOT_FIELD ? "the top level must be a mapping" : issue.message, top.error.issues.length);
   }
   const tasks: Task[] = [];
   const seen = new Map<string, number>();
   for (let index = 0; index < top.data.tasks.length; index += 1) {
     const entryRaw = top.data.tasks[index];
     const rawId = typeof entryRaw === "object" && entryRaw !== null ? (entryRaw as Record<string, unknown>)["id"] : undefined;
-    const label = typeof rawId === "string" && rawId.trim() !== "" ? rawId : `tasks[${index}]`;
+    const label = typeof rawId === "string" && !isBlankPython(rawId) ? rawId : `tasks[${index}]`;
     const entry = TaskEntrySchema.safeParse(entryRaw);
     if (!entry.success) {
       const issue = firstIssue(entry.error);
-      return refuse(label, issue.field === "" ? `tasks[${index}]` : issue.field, issue.field === "" ? "must be a mapping" : issue.message, entry.error.issues.length);
+      return refuse(label, issue.field === ROOT_FIELD ? `tasks[${index}]` : issue.field, issue.field === ROOT_FIELD ? "must be a mapping" : issue.message, entry.error.issues.length);
     }
     const value = entry.data;
     const earlier = seen.get(value.id);
@@ -164,7 +160,9 @@ export function parseTaskSuite(text: string, file: string, baseDir: string, opti
     if (sourceProblem !== null) return refuse(value.id, sourceProblem.field.replace(/^sandbox_dependencies\.source\[(\d+)\]$/u, "sandbox_dependencies[$1].source"), sourceProblem.message);
     const targetProblem = checkAssetPaths(dependencies.map((d) => d.target), "sandbox_dependencies.target");
     if (targetProblem !== null) return refuse(value.id, targetProblem.field.replace(/^sandbox_dependencies\.target\[(\d+)\]$/u, "sandbox_dependencies[$1].target"), targetProblem.message);
-    const oracle = validateOracleDeclaration(value.id, value.oracle, "implementation");
+    const declared = validateOracleDeclaration(value.id, value.oracle, "implementation");
+    // A task staging review labels is a review task; validating it as one adds the review rules (no black-box mode).
+    const oracle = declared.ok && isReviewTask({ oracle: declared.value }) ? validateOracleDeclaration(value.id, value.oracle, "review") : declared;
     if (!oracle.ok) {
       const first = oracle.error.issues[0];
       return refuse(value.id, first?.field ?? "oracle", first?.message ?? oracle.error.message, oracle.error.issues.length);

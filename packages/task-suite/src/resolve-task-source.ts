@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { cp, lstat, mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitRunner } from "@wfbench/clone-sanitizer";
+import { sha256Hex } from "@wfbench/digest";
 import { TaskSuiteError } from "./errors.js";
 import type { Task } from "./load-task-suite.js";
 
@@ -96,7 +96,7 @@ export function createTaskSourceResolver(options: TaskSourceResolverOptions): Ta
     if (kind === "dir") {
       if (task.ref !== "HEAD") return { ok: false, error: { task: task.id, field: "ref", message: `a plain-file source has only HEAD, not ${JSON.stringify(task.ref)}` } };
       await assertPlainTree(task.repo);
-      const dest = join(options.workDir, createHash("sha256").update(task.repo).digest("hex").slice(0, 16));
+      const dest = join(options.workDir, sha256Hex(task.repo).slice(0, 16));
       await mkdir(options.workDir, { recursive: true, mode: 0o700 });
       await cp(task.repo, dest, { recursive: true, errorOnExist: true, force: false });
       await git(options.git, dest, ["init", "-q", "."], timeoutMs);

@@ -1,3 +1,4 @@
+import { checkRelativePath, isBlankPython } from "@wfbench/pycompat";
 import { z } from "zod";
 
 /** Task ids: what reference §3.1 allows, so ids are safe in file names and transcript prefixes. */
@@ -5,16 +6,20 @@ export const TASK_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** Skill names (a directory under `.claude/skills/`). */
 export const SKILL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-// Python's str.strip() whitespace, so "blank" means what the original harness meant.
-const isBlank = (value: string): boolean => value.replace(/^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/gu, "") === "";
+// Blank as Python's str.strip() sees it, so "blank" means what the original harness meant (U+FEFF is content).
+const nonblank = z.string({ error: "must be a string" }).refine((value) => !isBlankPython(value), "must not be blank");
 
-const nonblank = z.string({ error: "must be a string" }).refine((value) => !isBlank(value), "must not be blank");
-
-/** A repo-relative path as `sandbox_copy` / `sandbox_dependencies` declare it. */
+/**
+ * A repo-relative path as `sandbox_copy` / `sandbox_dependencies` declare it: @wfbench/pycompat's checkRelativePath
+ * (the clone sanitizer's rule: no `.git` first part, at most 4096 bytes), and no leading `~`, which would read as a
+ * home directory next to the `repo` field's `~` expansion.
+ */
 export const RepoRelativePathSchema = nonblank
-  .refine((value) => !value.startsWith("/") && !value.startsWith("~"), "must be relative to the repository")
-  .refine((value) => !value.includes("\0") && !value.includes("\\"), "must not contain NUL or backslashes")
-  .refine((value) => value.split("/").every((part) => part !== "" && part !== "." && part !== ".."), "must not contain '', '.' or '..' parts");
+  .refine((value) => !value.startsWith("~"), "must be relative to the repository, not to a home directory")
+  .superRefine((value, ctx) => {
+    const problem = checkRelativePath(value);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem.message });
+  });
 
 /** One `sandbox_dependencies` entry: exactly `source` and `target`. */
 export const SandboxDependencySchema = z.strictObject({ source: RepoRelativePathSchema, target: RepoRelativePathSchema });
