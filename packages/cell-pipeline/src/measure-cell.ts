@@ -3,7 +3,7 @@ import { writeFileExclusive } from "@wfbench/durable-fs";
 import { createBwrapOracleRunner, readReviewLabels, runHiddenOracle } from "@wfbench/oracle-snapshot";
 import { REVIEW_OUTPUT_ENV_VAR, SANDBOX_REVIEW_OUTPUT, SANDBOX_REVIEW_OUTPUT_PATH } from "@wfbench/review-scoring";
 import { runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
-import { redactText } from "@wfbench/stream-json-evidence";
+import { redactText } from "@wfbench/redact";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import type { RunCellInput } from "./cell-input.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
@@ -35,6 +35,17 @@ async function runVerify(workspace: string, command: string, timeoutMs: number, 
   return { passed: result.ok, output: `${text.slice(-VERIFY_TAIL_CHARS)}\n${state}` };
 }
 
+/**
+ * The patch as stored: every known secret of the cell (and the redactor's own patterns) replaced. Latin-1 maps each
+ * byte to one char and back, so the bytes of non-UTF-8 files survive; a secret inside a binary file's base85 hunk is
+ * not recognised (nor would it be readable there).
+ */
+export function redactPatch(patch: Buffer, secrets: readonly string[]): Buffer {
+  const text = patch.toString("latin1");
+  const redacted = redactText(text, secrets);
+  return redacted === text ? patch : Buffer.from(redacted, "latin1");
+}
+
 async function writePatch(outDir: string, name: string, patch: Buffer): Promise<string> {
   // Exclusive, no-follow, 0600, file and directory fsynced: the row names the patch once this returns.
   await writeFileExclusive(join(outDir, name), patch, { mode: 0o600 });
@@ -60,7 +71,7 @@ export type Measurement = Pick<MeasuredFacts, "skillsChanged" | "verifyPassed" |
  * Measures a cell after its model exited: the workspace's `.git` reset to the harness's copy (every git below,
  * verify's and the oracle's included, reads only that, with attributes and drivers off), the skill fingerprint again,
  * the visible verify (workspace read-only, no network), the hidden oracle staged only now (or, for a review arm, the artifact scored against labels read only
- * now, and copied out), churn and the patch (written 0600, exclusive), and the diff digest again. Writes each
+ * now, and copied out), churn and the patch (redacted, written 0600, exclusive), and the diff digest again. Writes each
  * measurement into the draft as soon as it is known; decides nothing (judgeCell does). Environment failures throw;
  * hidden labels that do not parse throw CELL_PIPELINE_REVIEW_LABELS_INVALID (a harness fault).
  */
@@ -104,7 +115,8 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
     const more = undiffed.length > 8 ? ` (+${undiffed.length - 8} more)` : "";
     draft.evidence_diagnostics = [...draft.evidence_diagnostics, redactText(`workspace entries counted as changed files but not diffed: ${named.join("; ")}${more}`, secrets)];
   }
-  draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, patch);
+  // The agent can write the cell's token (or anything it found) into the workspace; the stored patch never carries it.
+  draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, redactPatch(patch, secrets));
   const diffAfter = await digestWorkspaceDiff(workspace, baseSha, prepared.privateRoot, input.signal);
   return { skillsChanged: skillsAfter !== prepared.skillDigest, verifyPassed: verify.passed, oraclePassed: verdict.passed, reviewInvalid, diffUnchanged: diffAfter === prepared.diffBefore };
 }

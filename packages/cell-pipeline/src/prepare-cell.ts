@@ -1,6 +1,6 @@
-import { mkdir } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buildHarnessGitDir, materializeCell, type HarnessGitDir } from "@wfbench/clone-sanitizer";
+import { SETTINGS_STUB_CONTENT, buildHarnessGitDir, materializeCell, type HarnessGitDir } from "@wfbench/clone-sanitizer";
 import { isCandidateArm } from "@wfbench/result-row";
 import { runSandboxed } from "@wfbench/sandbox-bwrap";
 import { redactText } from "@wfbench/stream-json-evidence";
@@ -30,6 +30,8 @@ export interface PreparedCell {
   readonly diffBefore: string;
   /** The harness's own git directory (base objects, harness config and attributes): every later git reads a copy. */
   readonly harnessGit: HarnessGitDir;
+  /** The harness's read-only `{}` that covers the workspace's Claude Code settings files during sessions. */
+  readonly settingsStub: string;
 }
 
 /** The task's setup command failed: the cell stops here as an infra error. */
@@ -58,6 +60,10 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
   await mkdir(join(home, ".claude"), { mode: 0o700 });
   const tmp = await privateDir(join(cellRoot, "tmp"));
   const privateRoot = await privateDir(join(cellRoot, "private"));
+  // Outside every mount but the sessions' own read-only binds of it, so nothing in the cell can change its bytes.
+  const settingsStub = join(privateRoot, "claude-settings-stub.json");
+  await writeFile(settingsStub, SETTINGS_STUB_CONTENT, { mode: 0o444, flag: "wx" });
+  await chmod(settingsStub, 0o444);
   const clone = await materializeCell(input.template, { parentDir: cellRoot, ...signal });
   const workspace = clone.path;
   if (input.task.setup !== null) {
@@ -73,5 +79,5 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
   const skillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
   draft.skill_digest = skillDigest;
   const diffBefore = await digestWorkspaceDiff(workspace, baseSha, privateRoot, input.signal);
-  return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore, harnessGit };
+  return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore, harnessGit, settingsStub };
 }

@@ -6,6 +6,7 @@ import { buildResultRow, isCandidateArm, resolveIncumbentArm, type ResultRow } f
 import { isSandboxError } from "@wfbench/sandbox-bwrap";
 import { isEvidenceError, redactText } from "@wfbench/stream-json-evidence";
 import { buildArmSessions, listArmSkills } from "./arms.js";
+import type { StreamAccounting } from "@wfbench/litellm-gateway";
 import type { CellGateway, RunCellInput } from "./cell-input.js";
 import { emptyRow, recordFields, type CellDraft } from "./empty-row.js";
 import { isCellPipelineError } from "./errors.js";
@@ -61,8 +62,29 @@ function foldInterruptedSessions(sessions: readonly SessionRecord[], planned: nu
   };
 }
 
-/** Revokes the cell's token once, flushes the gateway's usage log and records the cell's wire usage in the draft. */
-function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): { revoke(): Promise<void>; readonly revoked: boolean } {
+/**
+ * What the cell's finished sessions account for on the wire: the assistant message ids their streams show and the
+ * tokens their modelUsage reports (null when any session reported none).
+ */
+function accountSessions(sessions: readonly SessionRecord[]): StreamAccounting {
+  let reportedTokens: number | null = 0;
+  for (const session of sessions) reportedTokens = reportedTokens === null || session.modelUsageTokens === null ? null : reportedTokens + session.modelUsageTokens;
+  return { messageIds: sessions.flatMap((session) => session.assistantMessageIds), reportedTokens };
+}
+
+/** The row's note on spend outside the CLI, or null when every served request is accounted for (or none was matched). */
+function describeUnaccounted(draft: CellDraft): string | null {
+  const requests = draft.wire_unaccounted_requests ?? null;
+  if (requests === null || requests === 0) return null;
+  const cost = draft.wire_unaccounted_cost_usd ?? null;
+  return `unaccounted spend: ${requests} gateway request(s) of the cell's token (${cost === null ? "cost unknown" : `$${cost.toFixed(6)}`}) that no CLI stream of the cell accounts for`;
+}
+
+/**
+ * Revokes the cell's token once, flushes the gateway's usage log and records the cell's wire usage in the draft,
+ * matched against what the sessions recorded so far account for.
+ */
+function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft, progress: SessionProgress): { revoke(): Promise<void>; readonly revoked: boolean } {
   let revoked = false;
   return {
     get revoked() {
@@ -73,7 +95,7 @@ function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): 
       revoked = true;
       gateway.revokeCell(cellId);
       await gateway.flush();
-      const wire = gateway.summarizeCell(cellId);
+      const wire = gateway.summarizeCell(cellId, accountSessions(progress.sessions));
       recordFields(draft, {
         wire_requests: wire.requests,
         wire_failed_requests: wire.failedRequests,
@@ -84,6 +106,8 @@ function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): 
         wire_cost_usd: wire.costUsd,
         wire_usage_complete: wire.complete,
         wire_price_tables: [...wire.priceTables],
+        wire_unaccounted_requests: wire.unaccountedRequests,
+        wire_unaccounted_cost_usd: wire.unaccountedCostUsd,
       });
     },
   };
@@ -114,13 +138,19 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
   const plannedSessions = buildArmSessions(arm, task.prompt, input.skills).length;
   let sessionsFolded = false;
   let cellRoot: string | null = null;
-  const gateway = gatewayCloser(input.gateway, cellId, draft);
+  const gateway = gatewayCloser(input.gateway, cellId, draft, progress);
+  // Outside the measured stage judgeCell never sees the wire; the row still says what was spent outside the CLI.
+  const noteUnaccounted = (): void => {
+    const note = describeUnaccounted(draft);
+    if (note !== null) draft.evidence_diagnostics = [...draft.evidence_diagnostics, note];
+  };
   try {
     cellRoot = await mkdtemp(join(input.workDir, "cell-"));
     const prepared = await prepareCell(input, cellRoot, draft, secrets, evaluatedSkills);
     if (!prepared.ok) {
       applyVerdict(draft, judgeCell({ stage: "setup-failed", detail: prepared.detail }));
       await gateway.revoke();
+      noteUnaccounted();
       return finish();
     }
     const context: SessionContext = {
@@ -130,6 +160,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       readOnlySkillRoots: evaluatedSkills.map((skill) => `.claude/skills/${skill}`),
       claudePath: input.claudePath,
       shellPrefixPath: input.shellPrefixPath,
+      settingsStubPath: prepared.settingsStub,
       gatewaySocketPath: input.gateway.hostSocketPath,
       token,
       model: input.model,
@@ -162,17 +193,19 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     const sessions: SessionFacts = { ok: summary.ok, errorKind: summary.error_kind, errorDetail: summary.error_detail, cancelled: progress.sessions.some((s) => s.cancelled) };
     if (sessions.cancelled) {
       applyVerdict(draft, judgeCell({ stage: "sessions-cancelled", sessions }));
+      noteUnaccounted();
       return finish();
     }
     const measured = await measureCell({ input, prepared, evaluatedSkills, reviewDir: outcome.reviewDir, label, secrets }, draft);
     applyVerdict(
       draft,
-      judgeCell({ stage: "measured", sessions, review: logic === "review", planFailure: outcome.planFailure, reviewFailure: outcome.reviewFailure, aborted: input.signal?.aborted === true, ...measured }),
+      judgeCell({ stage: "measured", sessions, review: logic === "review", planFailure: outcome.planFailure, reviewFailure: outcome.reviewFailure, aborted: input.signal?.aborted === true, unaccountedSpend: describeUnaccounted(draft), ...measured }),
     );
   } catch (error) {
     if (!isInfraError(error)) throw error;
     await gateway.revoke().catch(() => undefined);
     applyVerdict(draft, judgeCell({ stage: "interrupted", aborted: input.signal?.aborted === true, detail: redactText(describeError(error), secrets) }));
+    noteUnaccounted();
     if (draft.oracle_output === "" && isOracleError(error)) draft.oracle_output = ORACLE_OUTPUT.unavailable;
     if (!sessionsFolded && progress.sessions.length > 0) {
       recordFields(draft, { ...foldInterruptedSessions(progress.sessions, plannedSessions), ...(progress.planProduced === null ? {} : { plan_produced: progress.planProduced }) });

@@ -20,6 +20,8 @@ function session(overrides: Partial<SessionRecord> = {}): SessionRecord {
     gitnexusToolUses: 0,
     artifact: null,
     cancelled: false,
+    assistantMessageIds: [],
+    modelUsageTokens: null,
     ...overrides,
   };
 }

@@ -11,3 +11,4 @@ export { buildHarnessGitDir, buildWorkspaceGitEnv, installHarnessGitDir } from "
 export type { HarnessGitDir, WorkspaceGitPaths } from "./harness-git-dir.js";
 export { inspectRelativePath } from "./inspect-path.js";
 export type { PathInspection } from "./inspect-path.js";
+export { SETTINGS_STUB_CONTENT, SETTINGS_STUB_PATHS } from "./schema.js";
