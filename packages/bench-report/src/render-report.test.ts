@@ -85,9 +85,11 @@ describe("renderReport", () => {
 
   describe("the main table", () => {
     it("renders medians per task × arm in first-seen order with the reference header", () => {
-      const text = render([row("workflow_direct", 0, { input_tokens: 800, cost_usd: 0.02 }), row("workflow_direct", 1, { input_tokens: 1200, cost_usd: 0.04 }), row("baseline", 0)]);
-      expect(text).toContain("| task | class | arm | resolved | input | cache_create | cache_read | output | cost $ | wall s | turns | churn | errors |");
-      expect(text).toContain("| t1 | trivial | workflow_direct | 2/2 | 1000 | 100 | 500 | 50 | 0.0300 | 10 | 4 | 1/+5/\u22122 |  |");
+      const text = render([row("workflow_direct", 0, { input_tokens: 800, cost_usd: 0.02, wire_cost_usd: 0.03 }), row("workflow_direct", 1, { input_tokens: 1200, cost_usd: 0.04, wire_cost_usd: 0.05 }), row("baseline", 0)]);
+      expect(text).toContain("| task | class | arm | resolved | input | cache_create | cache_read | output | cost $ | CLI $ | wall s | turns | churn | errors |");
+      // cost $ is the cost of record (the wire's median), CLI $ the CLI's own median beside it.
+      expect(text).toContain("| t1 | trivial | workflow_direct | 2/2 | 1000 | 100 | 500 | 50 | 0.0400 | 0.0300 | 10 | 4 | 1/+5/\u22122 |  |");
+      expect(text).toContain("cost $ is the cost of record");
       expect(text.indexOf("| workflow_direct |")).toBeLessThan(text.indexOf("| baseline |"));
     });
 
@@ -98,13 +100,14 @@ describe("renderReport", () => {
         row("baseline", 2, { resolved: false, error_kind: "verify-failed" }),
       ]);
       expect(text).toContain("| t1 | trivial | baseline | 0/2 (1 excluded) |");
+      expect(text).toContain("| 0.0120 | n/a | 10 |");
       expect(text).toContain("| n/a | 10 | 4 | 1/+5/\u22122 | infra-error\u00d71, oracle-failed\u00d71, verify-failed\u00d71 |");
       expect(text).toContain("1 run(s) hit session/infra errors or had unverifiable evidence and were excluded");
     });
 
     it("adds a savings row per non-baseline arm: positive is cheaper, null is n/a, a zero base is 0.0", () => {
       const text = render([row("baseline", 0, { cache_creation_input_tokens: 0, cost_usd: null }), row("workflow", 0, { input_tokens: 750, output_tokens: 60 })]);
-      expect(text).toContain("| t1 | trivial | **workflow savings %** | \u2014 | 25.0 | 0.0 | 0.0 | -20.0 | n/a | 0.0 | \u2014 | \u2014 | \u2014 |");
+      expect(text).toContain("| t1 | trivial | **workflow savings %** | \u2014 | 25.0 | 0.0 | 0.0 | -20.0 | 0.0 | n/a | 0.0 | \u2014 | \u2014 | \u2014 |");
     });
 
     it("has no savings rows without a baseline", () => {
@@ -117,6 +120,12 @@ describe("renderReport", () => {
       const text = render([row("baseline", 0, { transcript_missing: true })]);
       expect(text).toContain("1 run(s) had no locatable session transcript.");
       expect(text).toContain("Session ids of every run are in results.jsonl");
+    });
+
+    it("says how many runs spent outside their CLI", () => {
+      const text = render([row("baseline", 0, { resolved: false, error_kind: "evidence-unverified", wire_unaccounted_requests: 2 }), row("baseline", 1, { wire_unaccounted_requests: 0 })]);
+      expect(text).toContain("1 run(s) spent on the wire outside their CLI (`wire_unaccounted_requests` in results.jsonl): their evidence is unverified.");
+      expect(render([row("baseline", 0, { wire_unaccounted_requests: 0 })])).not.toContain("outside their CLI");
     });
 
     it("prints the gateway's wire medians, n/a when a row lacks them", () => {
@@ -144,7 +153,7 @@ describe("renderReport", () => {
   });
 
   it("ends with the promotion section when given a promotion (what the runner used to splice in)", () => {
-    const rows = [0, 1, 2].flatMap((run) => [row("workflow", run), row("candidate_workflow", run, { cost_usd: 0.005 })]);
+    const rows = [0, 1, 2].flatMap((run) => [row("workflow", run), row("candidate_workflow", run, { cost_usd: 0.005, wire_cost_usd: 0.006 })]);
     const parsed = parseResultRows(rows);
     if (!parsed.ok) throw new Error(parsed.error.message);
     const promotion = buildPromotion({

@@ -58,13 +58,13 @@ function errors(aggregate: Aggregate): string {
 function mainRow(task: string, arm: string, a: Aggregate): string {
   const resolved = `${a.resolved}/${a.valid_runs}${a.excluded_runs > 0 ? ` (${a.excluded_runs} excluded)` : ""}`;
   const churn = `${fixed0(a.diff_files)}/+${fixed0(a.diff_insertions)}/${MINUS}${fixed0(a.diff_deletions)}`;
-  const cells = [task, a.class, arm, resolved, fixed0(a.input_tokens), fixed0(a.cache_creation_input_tokens), fixed0(a.cache_read_input_tokens), fixed0(a.output_tokens), cost(a.cost_usd), fixed0(a.duration_s), fixed0(a.num_turns), churn, errors(a)];
+  const cells = [task, a.class, arm, resolved, fixed0(a.input_tokens), fixed0(a.cache_creation_input_tokens), fixed0(a.cache_read_input_tokens), fixed0(a.output_tokens), cost(a.cost_usd), cost(a.cli_cost_usd), fixed0(a.duration_s), fixed0(a.num_turns), churn, errors(a)];
   return `| ${cells.join(" | ")} |`;
 }
 
 function savingsRow(task: string, arm: string, base: Aggregate, a: Aggregate): string {
-  const metric = (field: "input_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "output_tokens" | "cost_usd" | "duration_s"): string => pct(savings(base[field], a[field]));
-  const cells = [task, a.class, `**${arm} savings %**`, "\u2014", metric("input_tokens"), metric("cache_creation_input_tokens"), metric("cache_read_input_tokens"), metric("output_tokens"), metric("cost_usd"), metric("duration_s"), "\u2014", "\u2014", "\u2014"];
+  const metric = (field: "input_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "output_tokens" | "cost_usd" | "cli_cost_usd" | "duration_s"): string => pct(savings(base[field] ?? null, a[field] ?? null));
+  const cells = [task, a.class, `**${arm} savings %**`, "\u2014", metric("input_tokens"), metric("cache_creation_input_tokens"), metric("cache_read_input_tokens"), metric("output_tokens"), metric("cost_usd"), metric("cli_cost_usd"), metric("duration_s"), "\u2014", "\u2014", "\u2014"];
   return `| ${cells.join(" | ")} |`;
 }
 
@@ -152,10 +152,10 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
   lines.push(
     "Medians across runs (runs excluded for session/infra errors or unverifiable evidence do not count). Savings = (baseline \u2212 arm) / baseline, so a positive number means cheaper than baseline. Churn = files/+insertions/\u2212deletions against the task commit, without `docs/plans` and `.claude/skills`.",
     "",
-    "**WARNING:** the token columns come from the CLI's result event and count the main loop only; cost $ is the only column of the main table that includes subagents. The gateway table below counts every request on the wire.",
+    "**WARNING:** the token columns come from the CLI's result event and count the main loop only. cost $ is the cost of record: the metering gateway's priced wire usage of every request the cell's token made (subagents, retries and any spend outside the CLI included), which the promotion gate also reads; CLI $ is the CLI's own figure, shown beside it. The gateway table below counts every request on the wire.",
     "",
-    "| task | class | arm | resolved | input | cache_create | cache_read | output | cost $ | wall s | turns | churn | errors |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "| task | class | arm | resolved | input | cache_create | cache_read | output | cost $ | CLI $ | wall s | turns | churn | errors |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   );
   let excluded = 0;
   let missing = 0;
@@ -173,6 +173,8 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
   const reviewLines = renderReviewQuality(results);
   if (reviewLines.length > 0) lines.push(...reviewLines, "");
   if (excluded > 0) lines.push(`${excluded} run(s) hit session/infra errors or had unverifiable evidence and were excluded from the medians.`, "");
+  const unaccounted = parsed.value.filter((row) => (row.wire_unaccounted_requests ?? 0) > 0);
+  if (unaccounted.length > 0) lines.push(`${unaccounted.length} run(s) spent on the wire outside their CLI (\`wire_unaccounted_requests\` in results.jsonl): their evidence is unverified.`, "");
   if (missing > 0) lines.push(`${missing} run(s) had no locatable session transcript.`, "");
   lines.push("Session ids of every run are in results.jsonl (`session_ids`), next to the transcript paths and digests.", "");
 

@@ -1,5 +1,5 @@
 import type { Template } from "@wfbench/clone-sanitizer";
-import type { CellUsageSummary } from "@wfbench/litellm-gateway";
+import type { CellUsageSummary, StreamAccounting } from "@wfbench/litellm-gateway";
 import type { OracleSnapshot } from "@wfbench/oracle-snapshot";
 import type { Arm } from "@wfbench/result-row";
 import type { ResolvedSource, SuiteSkills, Task } from "@wfbench/task-suite";
@@ -11,7 +11,8 @@ export interface CellGateway {
   readonly hostSocketPath: string;
   mintCellToken(cellId: string): string;
   revokeCell(cellId: string): number;
-  summarizeCell(cellId: string): CellUsageSummary;
+  /** With the cell's stream accounting, also counts the served requests its CLI streams do not account for. */
+  summarizeCell(cellId: string, stream?: StreamAccounting): CellUsageSummary;
   flush(): Promise<void>;
 }
 

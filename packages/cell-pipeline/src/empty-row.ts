@@ -48,6 +48,8 @@ export function emptyRow(input: EmptyRowInput): CellDraft {
     wire_cost_usd: null,
     wire_usage_complete: null,
     wire_price_tables: [],
+    wire_unaccounted_requests: null,
+    wire_unaccounted_cost_usd: null,
     upstream: input.upstream,
     arm,
     plan_produced: false,

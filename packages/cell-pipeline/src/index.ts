@@ -7,9 +7,9 @@ export type { CandidateOverlay, CandidateOverlayFile, OverlayRefusal, OverlayRul
 export { OVERLAY_COMMIT_MESSAGE, applyCandidateOverlay } from "./apply-candidate-overlay.js";
 export { SANDBOX_PATH, buildSandboxEnv, renderShellPrefix } from "./build-sandbox-env.js";
 export { MAX_SKILL_FINGERPRINT_BYTES, computeSkillFingerprint } from "./compute-skill-fingerprint.js";
-export { MAX_PATCH_BYTES, diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, parseShortstat, readWorkspaceHead } from "./inspect-workspace.js";
-export type { Churn } from "./inspect-workspace.js";
-export { SNAPSHOT_LIMITS, checkPhaseWorkspace, snapshotWorkspace } from "./snapshot-workspace.js";
+export { MAX_DIFF_FILE_BYTES, MAX_PATCH_BYTES, diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, parseShortstat, readWorkspaceHead } from "./inspect-workspace.js";
+export type { Churn, UndiffedEntry, WorkspaceMeasurement } from "./inspect-workspace.js";
+export { SNAPSHOT_LIMITS, START_UP_NOISE, checkPhaseWorkspace, snapshotWorkspace } from "./snapshot-workspace.js";
 export type { SnapshotLimits, WorkspaceSnapshot } from "./snapshot-workspace.js";
 export { runSession } from "./run-session.js";
 export type { SessionContext, SessionRecord, SessionSandbox } from "./run-session.js";

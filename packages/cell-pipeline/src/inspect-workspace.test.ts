@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,17 +44,30 @@ describe("listPlanDocuments / diffPlanDocuments", () => {
     expect(last.unsafe).toEqual(["docs/plans/link.md"]);
   });
 
-  it("never lists or reads through a `docs` link onto the host: the plan directory is flagged unsafe", async () => {
+  it("never follows a planted docs or docs/plans link onto the host: the linked component is reported", async () => {
     const host = tempDir();
-    mkdirSync(join(host, "plans"));
-    writeFileSync(join(host, "plans/host-secret.md"), "host");
+    mkdirSync(join(host, "plans"), { recursive: true });
+    writeFileSync(join(host, "plans/host-only.md"), "host bytes");
+    const viaDocs = tempDir();
+    symlinkSync(host, join(viaDocs, "docs"));
+    expect(await listPlanDocuments(viaDocs)).toEqual({ docs: new Map(), unsafe: ["docs"] });
+    const viaPlans = tempDir();
+    mkdirSync(join(viaPlans, "docs"));
+    symlinkSync(join(host, "plans"), join(viaPlans, "docs/plans"));
+    expect(await listPlanDocuments(viaPlans)).toEqual({ docs: new Map(), unsafe: ["docs/plans"] });
+    const fileDocs = tempDir();
+    writeFileSync(join(fileDocs, "docs"), "not a directory");
+    expect(await listPlanDocuments(fileDocs)).toEqual({ docs: new Map(), unsafe: ["docs"] });
+  });
+
+  it("flags a FIFO named like a plan without opening it for long", async () => {
     const ws = tempDir();
-    symlinkSync(host, join(ws, "docs"));
-    expect(await listPlanDocuments(ws)).toEqual({ docs: new Map(), unsafe: ["docs/plans"] });
-    const nested = tempDir();
-    mkdirSync(join(nested, "docs"));
-    symlinkSync(join(host, "plans"), join(nested, "docs/plans"));
-    expect((await listPlanDocuments(nested)).unsafe).toEqual(["docs/plans"]);
+    mkdirSync(join(ws, "docs/plans"), { recursive: true });
+    execFileSync("mkfifo", [join(ws, "docs/plans/pipe.md")]);
+    writeFileSync(join(ws, "docs/plans/real.md"), "# plan");
+    const listed = await listPlanDocuments(ws);
+    expect([...listed.docs.keys()]).toEqual(["docs/plans/real.md"]);
+    expect(listed.unsafe).toEqual(["docs/plans/pipe.md"]);
   });
 
   it("returns nothing when there is no plan directory", async () => {
@@ -91,7 +105,9 @@ describe("computeSkillFingerprint", () => {
   });
 
   it("follows no link in any component: a `.claude` swapped for a link to a host tree is refused, not read", async () => {
-    const host = skillTree();
+    const host = tempDir();
+    mkdirSync(join(host, ".claude/skills/work"), { recursive: true });
+    writeFileSync(join(host, ".claude/skills/work/SKILL.md"), "work");
     const ws = tempDir();
     symlinkSync(join(host, ".claude"), join(ws, ".claude"));
     await expect(computeSkillFingerprint(ws, ["work"])).rejects.toMatchObject({ code: "CELL_PIPELINE_SKILL_INVALID" });
@@ -102,8 +118,9 @@ describe("computeSkillFingerprint", () => {
   });
 
   it("refuses more than 4 MiB of skill bytes", async () => {
-    const ws = skillTree();
-    writeFileSync(join(ws, ".claude/skills/work/big.md"), Buffer.alloc(4 * 1024 * 1024));
+    const ws = tempDir();
+    mkdirSync(join(ws, ".claude/skills/work"), { recursive: true });
+    writeFileSync(join(ws, ".claude/skills/work/big.md"), Buffer.alloc(4 * 1024 * 1024 + 1));
     await expect(computeSkillFingerprint(ws, ["work"])).rejects.toMatchObject({ code: "CELL_PIPELINE_SKILL_INVALID", message: "evaluated skills exceed 4 MiB" });
   });
 });

@@ -1,15 +1,27 @@
-import { sha256Hex, sha256Stream } from "@wfbench/digest";
-import { isDurableFsError, listUnderRoot, openUnderRoot } from "@wfbench/durable-fs";
-import { runSandboxed } from "@wfbench/sandbox-bwrap";
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { buildWorkspaceGitEnv, inspectRelativePath } from "@wfbench/clone-sanitizer";
+import { compareCodePoints, sha256Hex, sha256Stream } from "@wfbench/digest";
+import { SANDBOX_HOME, SANDBOX_TMP, SANDBOX_WORKSPACE, runSandboxed } from "@wfbench/sandbox-bwrap";
 import { PLAN_DIR } from "./arms.js";
-import { buildSandboxEnv } from "./build-sandbox-env.js";
 import { CellPipelineError } from "./errors.js";
+import { openWorkspaceFile } from "./open-workspace-file.js";
 
 /** Patch bound (reference Appendix A, MAX_PATCH_BYTES). */
 export const MAX_PATCH_BYTES = 300_000;
-const GIT = ["/usr/bin/git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat", "-c", "diff.external="];
-const CHURN_EXCLUDES = [":(exclude)docs/plans", ":(exclude).claude/skills"];
+/**
+ * Per-file diff bound: git never reads a file larger than this (a 2 GiB sparse file made `git diff` die of a failed
+ * malloc); it is counted as a changed file and named by a marker line instead of its content.
+ */
+export const MAX_DIFF_FILE_BYTES = 8 * 1024 * 1024;
+const CHURN_EXCLUDED_ROOTS = ["docs/plans", ".claude/skills"];
+const CHURN_EXCLUDES = CHURN_EXCLUDED_ROOTS.map((root) => `:(exclude)${root}`);
 const GIT_TIMEOUT_MS = 120_000;
+const LISTING_BYTES = 64 * 1024 * 1024;
+const GIT_PATH = "/usr/bin/git";
+// A gitlink's directory is never entered: its status would run git on a repository the agent may have configured.
+const DIFF = ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=all"];
 
 /** Churn of the candidate against the arm's starting commit (reference §5.9). */
 export interface Churn {
@@ -18,40 +30,195 @@ export interface Churn {
   readonly deletions: number;
 }
 
-async function runGit(workspace: string, argv: readonly string[], mode: "ro" | "rw", maxStdoutBytes = 16 * 1024 * 1024, signal?: AbortSignal): Promise<{ stdout: Buffer; overflow: boolean }> {
+/** A workspace entry git was not allowed to read: counted as one changed file and named by a marker line. */
+export interface UndiffedEntry {
+  readonly path: string;
+  readonly reason: "over-size" | "nested-repository";
+  readonly status: "added" | "modified";
+  /** Bytes on disk (over-size entries); null for a nested repository. */
+  readonly size: number | null;
+}
+
+/**
+ * The git environment of every verify and oracle command (and of the harness's own git): the harness-built
+ * `/workspace/.git` named outright, no system/global config or attributes, no filter or diff drivers.
+ */
+export function buildWorkspaceGitEnvForSandbox(): Record<string, string> {
+  return buildWorkspaceGitEnv({ gitDir: `${SANDBOX_WORKSPACE}/.git`, workTree: SANDBOX_WORKSPACE });
+}
+
+interface GitView {
+  readonly workspace: string;
+  /** Private host directory seen as the sandbox's /tmp; holds the harness's own index. Null: a tmpfs, no index. */
+  readonly scratch: string | null;
+}
+
+interface GitCall {
+  readonly maxStdoutBytes?: number;
+  readonly stdin?: Buffer;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * One git call of the harness after setup: the workspace read-only (nothing git runs may write the candidate's tree),
+ * no network, the workspace git environment, and an index of the harness's own in the private scratch directory.
+ */
+async function runGit(view: GitView, argv: readonly string[], call: GitCall = {}): Promise<{ stdout: Buffer; overflow: boolean }> {
+  // Objects git must write (the empty blob of an intent-to-add entry) go to the scratch store, never the workspace.
+  const scratchStore = view.scratch === null ? {} : { GIT_OBJECT_DIRECTORY: `${SANDBOX_TMP}/objects`, GIT_ALTERNATE_OBJECT_DIRECTORIES: `${SANDBOX_WORKSPACE}/.git/objects` };
+  const env = { ...buildWorkspaceGitEnvForSandbox(), ...scratchStore, GIT_INDEX_FILE: `${SANDBOX_TMP}/index`, HOME: SANDBOX_HOME, PATH: "/usr/bin:/bin" };
   const result = await runSandboxed(
-    { workspace: { hostPath: workspace, mode }, env: { ...buildSandboxEnv(), GIT_CONFIG_GLOBAL: "/dev/null" }, network: { mode: "none" } },
-    [...GIT, ...argv],
-    { timeoutMs: GIT_TIMEOUT_MS, maxStdoutBytes, ...(signal === undefined ? {} : { signal }) },
+    { workspace: { hostPath: view.workspace, mode: "ro" }, tmpHostPath: view.scratch, env, network: { mode: "none" } },
+    [GIT_PATH, ...argv],
+    {
+      timeoutMs: GIT_TIMEOUT_MS,
+      maxStdoutBytes: call.maxStdoutBytes ?? 16 * 1024 * 1024,
+      ...(call.stdin === undefined ? {} : { stdin: call.stdin }),
+      ...(call.signal === undefined ? {} : { signal: call.signal }),
+    },
   );
   if (!result.ok) {
-    // git ran to its own exit and said no: the tree is what it is (a removed .git, a file it cannot diff). Any other
-    // ending (no start, a timeout, a cancel) says nothing about the tree.
+    // git ran to its own exit and said no: the tree is what it is (a file it cannot read or diff). Any other ending (no
+    // start, a timeout, a cancel) says nothing about the tree.
     const code = result.state === "exited" ? "CELL_PIPELINE_WORKSPACE_REFUSED" : "CELL_PIPELINE_WORKSPACE_FAILED";
     throw new CellPipelineError(code, `git ${argv[0] ?? ""} in the sandbox ended ${result.state} (exit ${String(result.exitCode)}): ${result.stderrTail.slice(-300)}`);
   }
   return { stdout: result.stdout, overflow: result.stdoutOverflow };
 }
 
-/**
- * Marks untracked files intent-to-add, then returns the sha256 of the binary diff against `baseSha` without plans and
- * skills (reference §4.5, implementation diff digest). Runs git inside the sandbox (no network): the agent may have
- * rewritten `.git/config`, so host git never touches the cell.
- */
-export async function digestWorkspaceDiff(workspace: string, baseSha: string, signal?: AbortSignal): Promise<string> {
-  await runGit(workspace, ["add", "--intent-to-add", "-A", "--", "."], "rw", 1 << 20, signal);
-  const diff = await runGit(workspace, ["diff", "--no-ext-diff", "--no-textconv", "--binary", baseSha, "--", ".", ...CHURN_EXCLUDES], "ro", 1024 * 1024 * 1024, signal);
-  return sha256Hex(diff.stdout);
+async function listing(view: GitView, argv: readonly string[], signal: AbortSignal | undefined): Promise<string[]> {
+  const out = await runGit(view, argv, { maxStdoutBytes: LISTING_BYTES, signal });
+  // A tree with that many paths is what the workspace holds, like a file git cannot diff.
+  if (out.overflow) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_REFUSED", `git ${argv.join(" ")} listed more than ${LISTING_BYTES} bytes of paths`);
+  return out.stdout.toString("utf8").split("\0").filter((entry) => entry !== "");
+}
+
+/** The git object id of a file's bytes (`blob <size>\0<bytes>`), hashed on the host from a no-follow handle. */
+async function hashBlob(workspace: string, path: string, expected: { dev: number; ino: number; size: number }, algorithm: "sha1" | "sha256"): Promise<string | null> {
+  const handle = await openWorkspaceFile(join(workspace, path), expected);
+  if (handle === null) return null;
+  try {
+    const hash = createHash(algorithm).update(`blob ${expected.size}\0`);
+    for await (const chunk of handle.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>) hash.update(chunk);
+    return hash.digest("hex");
+  } finally {
+    await handle.close();
+  }
+}
+
+interface DiffView extends GitView {
+  readonly scratch: string;
+  readonly undiffed: readonly UndiffedEntry[];
 }
 
 /**
- * The workspace's HEAD commit, asked of git inside the sandbox (no network). Why not read `.git/HEAD` on the host: a
- * task's `setup` is untrusted and could leave HEAD a symbolic ref or a symlink to a host file.
- * @throws {CellPipelineError} CELL_PIPELINE_WORKSPACE_REFUSED when git exits non-zero, CELL_PIPELINE_WORKSPACE_FAILED when
- * it does not run to its exit or answers something other than a commit id.
+ * Builds the harness's own index of the workspace against `baseSha` (read from the harness-built `.git`): the base
+ * tree, untracked non-ignored files intent-to-add, except files over MAX_DIFF_FILE_BYTES (tracked ones marked
+ * assume-unchanged, untracked ones left out) and nested repositories (left out), which are returned as undiffed.
+ * A tracked file over the bound with the base's size is hashed on the host and is undiffed only if it changed.
+ */
+async function openDiffView(workspace: string, baseSha: string, privateRoot: string, signal: AbortSignal | undefined): Promise<DiffView> {
+  const scratch = await mkdtemp(join(privateRoot, "git-view-"));
+  await mkdir(join(scratch, "objects"));
+  const view = { workspace, scratch };
+  try {
+    await runGit(view, ["read-tree", baseSha], { signal });
+    const undiffed: UndiffedEntry[] = [];
+    const frozen: string[] = [];
+    const sameSize: { path: string; blob: string; inspected: { dev: number; ino: number; size: number } }[] = [];
+    const tracked = (await listing(view, ["ls-files", "-z", "-s"], signal)).map((entry) => {
+      const tab = entry.indexOf("\t");
+      const [mode = "", blob = ""] = entry.slice(0, tab).split(" ");
+      return { mode, blob, path: entry.slice(tab + 1) };
+    });
+    const bigTracked: { path: string; mode: string; blob: string; inspected: { dev: number; ino: number; size: number } }[] = [];
+    for (const entry of tracked) {
+      if (entry.mode === "160000") continue;
+      const seen = await inspectRelativePath(workspace, entry.path);
+      if (seen.kind === "file" && seen.size > MAX_DIFF_FILE_BYTES) bigTracked.push({ ...entry, inspected: seen });
+    }
+    if (bigTracked.length > 0) {
+      const regular = bigTracked.filter((entry) => entry.mode === "100644" || entry.mode === "100755");
+      const sizes = new Map<string, number>();
+      if (regular.length > 0) {
+        const answer = await runGit(view, ["cat-file", "--batch-check=%(objectname) %(objectsize)"], { stdin: Buffer.from(`${regular.map((e) => e.blob).join("\n")}\n`), signal });
+        for (const line of answer.stdout.toString("utf8").split("\n")) {
+          const [id, size] = line.split(" ");
+          if (id !== undefined && size !== undefined && /^\d+$/u.test(size)) sizes.set(id, Number(size));
+        }
+      }
+      for (const entry of bigTracked) {
+        frozen.push(entry.path);
+        if (sizes.get(entry.blob) === entry.inspected.size) sameSize.push(entry);
+        else undiffed.push({ path: entry.path, reason: "over-size", status: "modified", size: entry.inspected.size });
+      }
+      for (const entry of sameSize) {
+        const id = await hashBlob(workspace, entry.path, entry.inspected, entry.blob.length === 64 ? "sha256" : "sha1");
+        if (id !== entry.blob) undiffed.push({ path: entry.path, reason: "over-size", status: "modified", size: entry.inspected.size });
+      }
+      // Frozen at the base's entry: git compares nothing there, so it never reads the file.
+      await runGit(view, ["update-index", "-z", "--assume-unchanged", "--stdin"], { stdin: Buffer.from(frozen.map((p) => `${p}\0`).join("")), signal });
+    }
+    const excluded: string[] = [];
+    for (const entry of await listing(view, ["ls-files", "-z", "-o", "--exclude-standard"], signal)) {
+      if (entry.endsWith("/")) {
+        // A directory holding its own .git: `git add` would record a gitlink (or fail outright without a commit).
+        const path = entry.slice(0, -1);
+        excluded.push(path);
+        undiffed.push({ path, reason: "nested-repository", status: "added", size: null });
+        continue;
+      }
+      const seen = await inspectRelativePath(workspace, entry);
+      if (seen.kind === "file" && seen.size > MAX_DIFF_FILE_BYTES) {
+        excluded.push(entry);
+        undiffed.push({ path: entry, reason: "over-size", status: "added", size: seen.size });
+      }
+    }
+    const pathspecs = [".", ...excluded.map((path) => `:(exclude,literal)${path}`)];
+    await runGit(view, ["add", "--intent-to-add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { stdin: Buffer.from(pathspecs.map((p) => `${p}\0`).join("")), signal });
+    undiffed.sort((a, b) => compareCodePoints(a.path, b.path));
+    return { ...view, undiffed };
+  } catch (error) {
+    await rm(scratch, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function closeDiffView(view: DiffView): Promise<void> {
+  await rm(view.scratch, { recursive: true, force: true });
+}
+
+const inChurn = (path: string): boolean => !CHURN_EXCLUDED_ROOTS.some((root) => path === root || path.startsWith(`${root}/`));
+
+/** The marker line an undiffed entry gets in the patch and the diff digest instead of its content. */
+export function formatUndiffedMarker(entry: UndiffedEntry): string {
+  const why = entry.reason === "nested-repository" ? "a nested git repository" : `${entry.size ?? 0} bytes, over the ${MAX_DIFF_FILE_BYTES}-byte per-file diff bound`;
+  return `# wfbench: ${JSON.stringify(entry.path)} ${entry.status}, not diffed (${why})\n`;
+}
+
+/**
+ * The sha256 of the binary diff against `baseSha` without plans and skills (reference §4.5, implementation diff
+ * digest), preceded by the marker lines of the undiffed entries outside them. Reads only the harness-built `.git`
+ * through sandboxed git with the workspace read-only, so nothing the agent configured runs or hides a change.
+ */
+export async function digestWorkspaceDiff(workspace: string, baseSha: string, privateRoot: string, signal?: AbortSignal): Promise<string> {
+  const view = await openDiffView(workspace, baseSha, privateRoot, signal);
+  try {
+    const diff = await runGit(view, [...DIFF, "--binary", baseSha, "--", ".", ...CHURN_EXCLUDES], { maxStdoutBytes: 1024 * 1024 * 1024, signal });
+    const markers = view.undiffed.filter((entry) => inChurn(entry.path)).map(formatUndiffedMarker).join("");
+    return sha256Hex(Buffer.concat([Buffer.from(markers, "utf8"), diff.stdout]));
+  } finally {
+    await closeDiffView(view);
+  }
+}
+
+/**
+ * The workspace's HEAD commit, asked of git inside the sandbox (no network, workspace read-only). Why not read
+ * `.git/HEAD` on the host: a task's `setup` is untrusted and could leave HEAD a symbolic ref or a symlink to a host file.
+ * @throws {CellPipelineError} CELL_PIPELINE_WORKSPACE_FAILED when git fails or answers something other than a commit id.
  */
 export async function readWorkspaceHead(workspace: string, signal?: AbortSignal): Promise<string> {
-  const out = await runGit(workspace, ["rev-parse", "--verify", "--end-of-options", "HEAD^{commit}"], "ro", 256, signal);
+  const out = await runGit({ workspace, scratch: null }, ["rev-parse", "--verify", "--end-of-options", "HEAD^{commit}"], { maxStdoutBytes: 256, signal });
   const sha = out.stdout.toString("utf8").trim();
   if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/u.test(sha)) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `git rev-parse HEAD answered ${JSON.stringify(sha.slice(0, 80))}, not a commit id`);
   return sha;
@@ -69,47 +236,55 @@ export function parseShortstat(text: string): Churn {
   return churn;
 }
 
-/** Churn (shortstat without plans and skills) plus the first 300,000 bytes of the full binary patch. */
-export async function measureWorkspace(workspace: string, baseSha: string, signal?: AbortSignal): Promise<{ churn: Churn; patch: Buffer; patchTruncated: boolean }> {
-  await runGit(workspace, ["add", "--intent-to-add", "-A", "--", "."], "rw", 1 << 20, signal);
-  const stat = await runGit(workspace, ["diff", "--no-ext-diff", "--no-textconv", "--shortstat", baseSha, "--", ".", ...CHURN_EXCLUDES], "ro", 1 << 16, signal);
-  const patch = await runGit(workspace, ["diff", "--no-ext-diff", "--no-textconv", "--binary", baseSha, "--", "."], "ro", MAX_PATCH_BYTES, signal);
-  return { churn: parseShortstat(stat.stdout.toString("utf8")), patch: patch.stdout, patchTruncated: patch.overflow };
+/** What measuring the workspace found: churn, the patch (first 300,000 bytes) and what git was not allowed to read. */
+export interface WorkspaceMeasurement {
+  /** Shortstat without plans and skills, plus one file per undiffed entry outside them (counted against the candidate). */
+  readonly churn: Churn;
+  /** Marker lines of every undiffed entry, then the full binary patch; cut at MAX_PATCH_BYTES. */
+  readonly patch: Buffer;
+  readonly patchTruncated: boolean;
+  readonly undiffed: readonly UndiffedEntry[];
 }
 
 /**
- * Plan documents: direct `*.md` / `*.html` entries of docs/plans with their sha256; a symlink or special entry is
- * flagged. Every component is opened no-follow (@wfbench/durable-fs), so a `docs` or `docs/plans` the agent turned
- * into a link to a host directory is flagged as unsafe (`docs/plans`), never listed or read.
+ * Churn and patch of the workspace against `baseSha`, read through the harness-built `.git` by sandboxed git with
+ * the workspace read-only. Files over MAX_DIFF_FILE_BYTES and nested repositories are never read by git: each is a
+ * marker line in the patch and one changed file in the churn (its line counts are unknown, so none are added).
+ */
+export async function measureWorkspace(workspace: string, baseSha: string, privateRoot: string, signal?: AbortSignal): Promise<WorkspaceMeasurement> {
+  const view = await openDiffView(workspace, baseSha, privateRoot, signal);
+  try {
+    const stat = await runGit(view, [...DIFF, "--shortstat", baseSha, "--", ".", ...CHURN_EXCLUDES], { maxStdoutBytes: 1 << 16, signal });
+    const diff = await runGit(view, [...DIFF, "--binary", baseSha, "--", "."], { maxStdoutBytes: MAX_PATCH_BYTES, signal });
+    const shortstat = parseShortstat(stat.stdout.toString("utf8"));
+    const churn = { ...shortstat, files: shortstat.files + view.undiffed.filter((entry) => inChurn(entry.path)).length };
+    const whole = Buffer.concat([Buffer.from(view.undiffed.map(formatUndiffedMarker).join(""), "utf8"), diff.stdout]);
+    return { churn, patch: whole.subarray(0, MAX_PATCH_BYTES), patchTruncated: diff.overflow || whole.length > MAX_PATCH_BYTES, undiffed: view.undiffed };
+  } finally {
+    await closeDiffView(view);
+  }
+}
+
+/**
+ * Plan documents: direct `*.md` / `*.html` entries of docs/plans with their sha256. Every component of every path is
+ * lstat'ed (a planted `docs` or `docs/plans` link is reported, never followed onto the host) and each document is read
+ * through a no-follow handle; a link or special entry on the way is returned in `unsafe`.
  */
 export async function listPlanDocuments(workspace: string): Promise<{ docs: ReadonlyMap<string, string>; unsafe: readonly string[] }> {
   const docs = new Map<string, string>();
   const unsafe: string[] = [];
-  let entries;
-  try {
-    entries = await listUnderRoot(workspace, PLAN_DIR);
-  } catch (error) {
-    if (isDurableFsError(error) && error.errno === "ENOENT") return { docs, unsafe };
-    if (isDurableFsError(error) && error.code === "DURABLE_FS_NOT_FOLLOWED") return { docs, unsafe: [PLAN_DIR] };
-    throw error;
-  }
-  for (const entry of entries) {
-    if (!/\.(?:md|html)$/u.test(entry.name)) continue;
-    const rel = `${PLAN_DIR}/${entry.name}`;
-    if (!entry.isFile()) {
+  const dir = await inspectRelativePath(workspace, PLAN_DIR);
+  if (dir.kind === "absent") return { docs, unsafe };
+  if (dir.kind === "unsafe-parent") return { docs, unsafe: [dir.component] };
+  if (dir.kind !== "directory") return { docs, unsafe: [PLAN_DIR] };
+  for (const name of (await readdir(join(workspace, PLAN_DIR))).sort()) {
+    if (!/\.(?:md|html)$/u.test(name)) continue;
+    const rel = `${PLAN_DIR}/${name}`;
+    const entry = await inspectRelativePath(workspace, rel);
+    const handle = entry.kind === "file" ? await openWorkspaceFile(join(workspace, rel), entry) : null;
+    if (handle === null) {
       unsafe.push(rel);
       continue;
-    }
-    let handle;
-    try {
-      handle = await openUnderRoot(workspace, rel, "file");
-    } catch (error) {
-      // Swapped for a link or a FIFO since it was listed: as unsafe as if it had been one then.
-      if (isDurableFsError(error) && error.code === "DURABLE_FS_NOT_FOLLOWED") {
-        unsafe.push(rel);
-        continue;
-      }
-      throw error;
     }
     try {
       docs.set(rel, (await sha256Stream(handle.createReadStream({ autoClose: false }))).sha256);

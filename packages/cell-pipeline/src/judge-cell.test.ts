@@ -56,6 +56,17 @@ describe("judgeCell: the error-kind precedence of reference §4.2/§4.3", () => 
       { ok: false, error_kind: "cancelled", resolved: false, error_detail: "the sweep was cancelled before the cell finished" },
     ],
     ["a cancel overrides a resolved cell", measured({}, { aborted: true }), { ok: false, error_kind: "cancelled", resolved: false }],
+    [
+      "spend outside the CLI makes a resolved cell evidence-unverified",
+      measured({}, { unaccountedSpend: "unaccounted spend: 1 gateway request(s)" }),
+      { ok: false, error_kind: "evidence-unverified", resolved: false, error_detail: "unaccounted spend: 1 gateway request(s)", diagnostics: [] },
+    ],
+    [
+      "spend outside the CLI on a failing cell keeps its failure (no laundering into an excluded row) and notes it",
+      measured({}, { oraclePassed: false, unaccountedSpend: "unaccounted spend: 2 gateway request(s)" }),
+      { ok: true, error_kind: "oracle-failed", resolved: false, diagnostics: ["unaccounted spend: 2 gateway request(s)"] },
+    ],
+    ["no unaccounted spend changes nothing", measured({}, { unaccountedSpend: null }), { ok: true, error_kind: null, resolved: true, diagnostics: [] }],
     ["a cancelled session wins, keeping the sessions' detail", { stage: "sessions-cancelled", sessions: { ok: false, errorKind: "session-error", errorDetail: "killed", cancelled: true, failedEnding: null } }, { ok: false, error_kind: "cancelled", resolved: false, error_detail: "killed" }],
     ["a failed setup is infra-error", { stage: "setup-failed", detail: "setup exited (exit 1): no such file" }, { ok: false, error_kind: "infra-error", resolved: false, error_detail: "setup exited (exit 1): no such file" }],
     ["a harness failure is infra-error", { stage: "interrupted", aborted: false, detail: "SandboxPolicyError(SANDBOX_X): gone", origin: "harness" }, { ok: false, error_kind: "infra-error", resolved: false, error_detail: "SandboxPolicyError(SANDBOX_X): gone" }],

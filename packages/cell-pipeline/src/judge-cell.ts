@@ -55,6 +55,11 @@ export interface MeasuredFacts {
   /** Why the harness could not measure what the candidate left (git refused the workspace it read before), or null. */
   readonly workspaceInvalid: string | null;
   readonly wire: WireFacts;
+  /**
+   * Why the wire shows spend of the cell's token that no CLI stream of the cell accounts for (a process other than the
+   * CLI used the token), or null / absent when every served request is accounted for.
+   */
+  readonly unaccountedSpend?: string | null;
 }
 
 /** The facts of one cell at the point it ended. */
@@ -108,7 +113,9 @@ export function isAbortedByAgent(ending: SessionEnding, wire: WireFacts): boolea
  * `session-error` when {@link isAbortedByAgent}), then plan or review boundary failures of an ok session, then changed
  * skill files, then an invalid review artifact, then a workspace the harness could not measure (each a diagnostic
  * when a kind is already set), then verify-failed, then oracle-failed; a resolved implementation cell without a diff
- * is no-work-produced; a cancel during verify or the oracle makes the cell cancelled. Pure: trusts the facts.
+ * is no-work-produced; spend of the cell's token outside its CLI makes a row that would be valid evidence-unverified
+ * (a diagnostic on a row that already failed); a cancel during verify or the oracle makes the cell cancelled. Pure:
+ * trusts the facts, reads nothing.
  */
 export function judgeCell(facts: CellFacts): CellVerdict {
   if (facts.stage === "setup-failed") return { ok: false, error_kind: "infra-error", error_detail: facts.detail, resolved: false, diagnostics: [] };
@@ -157,6 +164,16 @@ export function judgeCell(facts: CellFacts): CellVerdict {
   if (!facts.review && resolved && facts.diffUnchanged) {
     resolved = false;
     kind = "no-work-produced";
+  }
+  // Spend outside the CLI means the cell's token left the CLI, so nothing the cell shows can be trusted: a row that
+  // would count as valid becomes evidence-unverified. A row that already failed keeps its own kind (turning a failure
+  // into an excluded row would let a failing candidate launder it) and gets the note.
+  if (facts.unaccountedSpend != null) {
+    if (kind === null) {
+      ok = false;
+      resolved = false;
+      fail("evidence-unverified", facts.unaccountedSpend);
+    } else diagnostics.push(facts.unaccountedSpend);
   }
   // A cancel that lands during verify or the oracle makes them fail; that is not a verdict on the candidate.
   if (facts.aborted) {

@@ -3,16 +3,17 @@ import { writeFileExclusive } from "@wfbench/durable-fs";
 import { ORACLE_OUTPUT, createBwrapOracleRunner, isOracleError, readReviewLabels, runHiddenOracle } from "@wfbench/oracle-snapshot";
 import { REVIEW_OUTPUT_ENV_VAR, SANDBOX_REVIEW_OUTPUT, SANDBOX_REVIEW_OUTPUT_PATH } from "@wfbench/review-scoring";
 import { runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
-import { redactText } from "@wfbench/stream-json-evidence";
+import { redactText } from "@wfbench/redact";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import type { RunCellInput } from "./cell-input.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
 import { recordFields, type CellDraft } from "./empty-row.js";
 import { CellPipelineError } from "./errors.js";
-import { digestWorkspaceDiff, measureWorkspace } from "./inspect-workspace.js";
+import { buildWorkspaceGitEnvForSandbox, digestWorkspaceDiff, formatUndiffedMarker, measureWorkspace } from "./inspect-workspace.js";
 import type { MeasuredFacts } from "./judge-cell.js";
 import type { PreparedCell } from "./prepare-cell.js";
 import { copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
+import { resetWorkspaceGit } from "./session-dirs.js";
 
 const VERIFY_TAIL_CHARS = 4000;
 
@@ -22,7 +23,8 @@ const REVIEW_OUTPUT_ENV = { [REVIEW_OUTPUT_ENV_VAR]: SANDBOX_REVIEW_OUTPUT_PATH,
 async function runVerify(workspace: string, command: string, timeoutMs: number, signal?: AbortSignal, reviewOutputDir?: string): Promise<{ passed: boolean; output: string }> {
   // Review verify reads the artifact through a read-only mount of its directory (reference §6.2).
   const mounts: Mount[] = reviewOutputDir === undefined ? [] : [{ source: reviewOutputDir, target: SANDBOX_REVIEW_OUTPUT, mode: "ro" }];
-  const env = reviewOutputDir === undefined ? buildSandboxEnv() : { ...buildSandboxEnv(), ...REVIEW_OUTPUT_ENV };
+  const base = { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() };
+  const env = reviewOutputDir === undefined ? base : { ...base, ...REVIEW_OUTPUT_ENV };
   const result = await runSandboxed(
     { workspace: { hostPath: workspace, mode: "ro" }, mounts, env, network: { mode: "none" } },
     ["/bin/sh", "-c", command],
@@ -31,6 +33,17 @@ async function runVerify(workspace: string, command: string, timeoutMs: number, 
   const state = result.state === "exited" ? `[verify exited ${String(result.exitCode)}]` : `[verify ${result.state}]`;
   const text = `${result.stdout.toString("utf8")}${result.stderrTail}`;
   return { passed: result.ok, output: `${text.slice(-VERIFY_TAIL_CHARS)}\n${state}` };
+}
+
+/**
+ * The patch as stored: every known secret of the cell (and the redactor's own patterns) replaced. Latin-1 maps each
+ * byte to one char and back, so the bytes of non-UTF-8 files survive; a secret inside a binary file's base85 hunk is
+ * not recognised (nor would it be readable there).
+ */
+export function redactPatch(patch: Buffer, secrets: readonly string[]): Buffer {
+  const text = patch.toString("latin1");
+  const redacted = redactText(text, secrets);
+  return redacted === text ? patch : Buffer.from(redacted, "latin1");
 }
 
 async function writePatch(outDir: string, name: string, patch: Buffer): Promise<string> {
@@ -67,17 +80,21 @@ function isRefusal(error: unknown): error is CellPipelineError {
 }
 
 /**
- * Measures a cell after its model exited: the skill fingerprint again, the visible verify (workspace read-only, no
- * network), the hidden oracle staged only now (or, for a review arm, the artifact scored against labels read only
- * now, and copied out), churn and the patch (written 0600, exclusive), and the diff digest again. Writes each
+ * Measures a cell after its model exited: the workspace's `.git` reset to the harness's copy (every git below,
+ * verify's and the oracle's included, reads only that, with attributes and drivers off), the skill fingerprint again,
+ * the visible verify (workspace read-only, no network), the hidden oracle staged only now (or, for a review arm, the artifact scored against labels read only
+ * now, and copied out), churn and the patch (redacted, written 0600, exclusive), and the diff digest again. Writes each
  * measurement into the draft as soon as it is known; decides nothing (judgeCell does). git refusing the workspace
- * it read before the session (a removed `.git`, a file it cannot diff) is returned as `workspaceInvalid` (churn and
- * patch then stay unmeasured); other environment failures throw;
+ * after the session (a file it cannot read, a tree too large to list) is returned as `workspaceInvalid` (churn and
+ * patch then stay unmeasured); a hidden oracle that times out on the candidate's code is a failed oracle; other
+ * environment failures throw;
  * hidden labels that do not parse throw CELL_PIPELINE_REVIEW_LABELS_INVALID (a harness fault).
  */
 export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Promise<Measurement> {
   const { input, prepared, secrets } = cell;
   const { workspace, baseSha } = prepared;
+  // Every git from here on (verify, oracle, churn, patch, digest) reads the harness's copy, never the session's .git.
+  await resetWorkspaceGit(workspace, prepared.harnessGit, prepared.privateRoot);
   const skillsAfter = await computeSkillFingerprint(workspace, cell.evaluatedSkills).catch(() => "unreadable");
 
   const verify = await runVerify(workspace, input.task.verify, input.timeoutMs, input.signal, cell.reviewDir ?? undefined);
@@ -99,7 +116,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
       verdict = await runHiddenOracle(input.oracle, {
         workspaceDir: workspace,
         privateRoot: prepared.privateRoot,
-        runner: createBwrapOracleRunner({ env: buildSandboxEnv() }),
+        runner: createBwrapOracleRunner({ env: { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() } }),
         timeoutMs: input.timeoutMs,
         ...(input.signal === undefined ? {} : { signal: input.signal }),
       });
@@ -114,10 +131,17 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
   const measured = { skillsChanged: skillsAfter !== prepared.skillDigest, verifyPassed: verify.passed, oraclePassed: verdict.passed, reviewInvalid };
   let diffAfter: string;
   try {
-    const { churn, patch } = await measureWorkspace(workspace, baseSha, input.signal);
+    const { churn, patch, undiffed } = await measureWorkspace(workspace, baseSha, prepared.privateRoot, input.signal);
     recordFields(draft, { diff_files: churn.files, diff_insertions: churn.insertions, diff_deletions: churn.deletions });
-    draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, patch);
-    diffAfter = await digestWorkspaceDiff(workspace, baseSha, input.signal);
+    // Entries git was not allowed to read are counted in the churn; the row says which, so nothing is hidden silently.
+    if (undiffed.length > 0) {
+      const named = undiffed.slice(0, 8).map((entry) => formatUndiffedMarker(entry).slice("# wfbench: ".length).trimEnd());
+      const more = undiffed.length > 8 ? ` (+${undiffed.length - 8} more)` : "";
+      draft.evidence_diagnostics = [...draft.evidence_diagnostics, redactText(`workspace entries counted as changed files but not diffed: ${named.join("; ")}${more}`, secrets)];
+    }
+    // The agent can write the cell's token (or anything it found) into the workspace; the stored patch never carries it.
+    draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, redactPatch(patch, secrets));
+    diffAfter = await digestWorkspaceDiff(workspace, baseSha, prepared.privateRoot, input.signal);
   } catch (error) {
     // The same git read this workspace before the session (prepareCell), so a refusal now is what the candidate left.
     if (!isRefusal(error)) throw error;

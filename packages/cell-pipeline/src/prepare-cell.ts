@@ -1,6 +1,6 @@
-import { mkdir } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { materializeCell } from "@wfbench/clone-sanitizer";
+import { SETTINGS_STUB_CONTENT, buildHarnessGitDir, materializeCell, type HarnessGitDir } from "@wfbench/clone-sanitizer";
 import { isCandidateArm } from "@wfbench/result-row";
 import { runSandboxed } from "@wfbench/sandbox-bwrap";
 import { redactText } from "@wfbench/stream-json-evidence";
@@ -10,6 +10,7 @@ import type { RunCellInput } from "./cell-input.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
 import type { CellDraft } from "./empty-row.js";
 import { digestWorkspaceDiff, readWorkspaceHead } from "./inspect-workspace.js";
+import { resetWorkspaceGit } from "./session-dirs.js";
 
 /** A task's setup command gets ten minutes (workspace writable, no network). */
 const SETUP_TIMEOUT_MS = 600_000;
@@ -27,6 +28,10 @@ export interface PreparedCell {
   readonly skillDigest: string | null;
   /** The non-plan diff digest before any session (for no-work-produced). */
   readonly diffBefore: string;
+  /** The harness's own git directory (base objects, harness config and attributes): every later git reads a copy. */
+  readonly harnessGit: HarnessGitDir;
+  /** The harness's read-only `{}` that covers the workspace's Claude Code settings files during sessions. */
+  readonly settingsStub: string;
 }
 
 /** The task's setup command failed: the cell stops here as an infra error. */
@@ -44,7 +49,8 @@ async function privateDir(path: string): Promise<string> {
 /**
  * Prepares a cell inside its private root: home (with `.claude`), tmp and private directories (0700), a private copy
  * of the sanitized template, the task's setup in the sandbox (no network), the candidate overlay committed on top for
- * candidate arms, then HEAD, the skill fingerprint and the diff digest before any session. Records
+ * candidate arms, then HEAD, the harness's own git directory (installed as the workspace's `.git`), the skill
+ * fingerprint and the diff digest before any session. Records
  * `variant_head_sha` and `skill_digest` in the draft as soon as they are known, so a later failure keeps them.
  * Returns SetupFailed for a failed setup; environment failures throw.
  */
@@ -54,6 +60,10 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
   await mkdir(join(home, ".claude"), { mode: 0o700 });
   const tmp = await privateDir(join(cellRoot, "tmp"));
   const privateRoot = await privateDir(join(cellRoot, "private"));
+  // Outside every mount but the sessions' own read-only binds of it, so nothing in the cell can change its bytes.
+  const settingsStub = join(privateRoot, "claude-settings-stub.json");
+  await writeFile(settingsStub, SETTINGS_STUB_CONTENT, { mode: 0o444, flag: "wx" });
+  await chmod(settingsStub, 0o444);
   const clone = await materializeCell(input.template, { parentDir: cellRoot, ...signal });
   const workspace = clone.path;
   if (input.task.setup !== null) {
@@ -63,8 +73,11 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
   if (isCandidateArm(input.arm) && input.overlay !== undefined) await applyCandidateOverlay(workspace, input.overlay.files, input.timeoutMs, input.signal);
   const baseSha = await readWorkspaceHead(workspace, input.signal);
   draft.variant_head_sha = baseSha;
+  // Setup is untrusted too: from here on the workspace's .git is the harness's rebuilt one, before and after sessions.
+  const harnessGit = await buildHarnessGitDir({ checkout: workspace, dest: join(privateRoot, "harness-git"), headSha: baseSha, objectFormat: input.template.manifest.object_format });
+  await resetWorkspaceGit(workspace, harnessGit, privateRoot);
   const skillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
   draft.skill_digest = skillDigest;
-  const diffBefore = await digestWorkspaceDiff(workspace, baseSha, input.signal);
-  return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore };
+  const diffBefore = await digestWorkspaceDiff(workspace, baseSha, privateRoot, input.signal);
+  return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore, harnessGit, settingsStub };
 }

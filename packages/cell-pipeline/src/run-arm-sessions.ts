@@ -1,5 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import type { HarnessGitDir } from "@wfbench/clone-sanitizer";
 import type { Arm, IncumbentArm } from "@wfbench/result-row";
 import type { SuiteSkills } from "@wfbench/task-suite";
 import { buildArmSessions, type SessionSpec } from "./arms.js";
@@ -7,6 +8,7 @@ import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
 import { CellPipelineError } from "./errors.js";
 import { diffPlanDocuments, listPlanDocuments } from "./inspect-workspace.js";
 import { runSession, type SessionContext, type SessionRecord } from "./run-session.js";
+import { createSessionDirs, resetWorkspaceGit } from "./session-dirs.js";
 import { checkPhaseWorkspace, snapshotWorkspace } from "./snapshot-workspace.js";
 
 /**
@@ -41,6 +43,17 @@ export interface ArmSessionsInput {
   readonly privateRoot: string;
   readonly context: SessionContext;
   readonly progress: SessionProgress;
+  /** The harness's own git directory: a fresh copy becomes the workspace's `.git` before each later session. */
+  readonly harnessGit?: HarnessGitDir;
+}
+
+/**
+ * One session with its own fresh HOME and TMP (nothing of an earlier session's home, CLI state or temporary files
+ * reaches it), after a later session's workspace `.git` was reset to the harness's copy.
+ */
+async function runFreshSession(input: ArmSessionsInput, spec: SessionSpec, extra: Partial<SessionContext> = {}): Promise<SessionRecord> {
+  if (input.progress.sessions.length > 0 && input.harnessGit !== undefined) await resetWorkspaceGit(input.workspace, input.harnessGit, input.privateRoot);
+  return runSession(spec, { ...input.context, ...extra, ...(await createSessionDirs(input.privateRoot)) });
 }
 
 type ArmStrategy = (input: ArmSessionsInput, specs: readonly SessionSpec[]) => Promise<ArmSessionsOutcome>;
@@ -50,13 +63,13 @@ type ArmStrategy = (input: ArmSessionsInput, specs: readonly SessionSpec[]) => P
  * bytes intact; reference §6.6), then the work session only if the plan session was ok and its checks passed.
  */
 const runWorkflow: ArmStrategy = async (input, specs) => {
-  const { workspace, context, progress } = input;
+  const { workspace, progress } = input;
   const [planSpec] = specs;
   if (planSpec === undefined) throw new TypeError("workflow arm without a plan session");
   const before = await listPlanDocuments(workspace);
   const snapshotBefore = await snapshotWorkspace(workspace);
   if (!snapshotBefore.ok) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `before the plan session: ${snapshotBefore.error}`);
-  const plan = await runSession(planSpec, context);
+  const plan = await runFreshSession(input, planSpec);
   progress.sessions.push(plan);
   const after = await listPlanDocuments(workspace);
   const created = diffPlanDocuments(before.docs, after.docs);
@@ -76,7 +89,7 @@ const runWorkflow: ArmStrategy = async (input, specs) => {
   if (plan.ok && planFailure === null) {
     const work = buildArmSessions(input.arm, input.taskPrompt, input.skills, created[0])[1];
     if (work === undefined) throw new TypeError("workflow arm without a work session");
-    progress.sessions.push(await runSession(work, context));
+    progress.sessions.push(await runFreshSession(input, work));
   }
   return { planProduced, planFailure, reviewFailure: null, reviewDir: null };
 };
@@ -86,7 +99,7 @@ const runWorkflow: ArmStrategy = async (input, specs) => {
  * workspace must come back byte-identical (allowed artifact: none), skills included.
  */
 const runReview: ArmStrategy = async (input, specs) => {
-  const { workspace, context, progress } = input;
+  const { workspace, progress } = input;
   const [reviewSpec] = specs;
   if (reviewSpec === undefined) throw new TypeError("review arm without a review session");
   // Reference §5.1 review flow: exclusive mkdir (never pre-existing), and no file created in advance, so an absent
@@ -95,7 +108,7 @@ const runReview: ArmStrategy = async (input, specs) => {
   await mkdir(reviewDir, { mode: 0o700 });
   const snapshotBefore = await snapshotWorkspace(workspace);
   if (!snapshotBefore.ok) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `before the review session: ${snapshotBefore.error}`);
-  progress.sessions.push(await runSession(reviewSpec, { ...context, reviewOutputHostPath: reviewDir }));
+  progress.sessions.push(await runFreshSession(input, reviewSpec, { reviewOutputHostPath: reviewDir }));
   const snapshotAfter = await snapshotWorkspace(workspace);
   const boundary = snapshotAfter.ok ? checkPhaseWorkspace(snapshotBefore.value, snapshotAfter.value, null) : { ok: false as const, error: `after the review session: ${snapshotAfter.error}` };
   return { planProduced: true, planFailure: null, reviewFailure: boundary.ok ? null : `the review session changed the workspace: ${boundary.error}`, reviewDir };
@@ -103,7 +116,7 @@ const runReview: ArmStrategy = async (input, specs) => {
 
 /** Single-session arms (workflow_direct, baseline): each session in order, no phase checks. */
 const runEach: ArmStrategy = async (input, specs) => {
-  for (const spec of specs) input.progress.sessions.push(await runSession(spec, input.context));
+  for (const spec of specs) input.progress.sessions.push(await runFreshSession(input, spec));
   return { planProduced: true, planFailure: null, reviewFailure: null, reviewDir: null };
 };
 

@@ -1,4 +1,4 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { isSanitizerError } from "@wfbench/clone-sanitizer";
 import { removeTree } from "@wfbench/durable-fs";
@@ -7,6 +7,7 @@ import { buildResultRow, isCandidateArm, resolveIncumbentArm, type ResultRow } f
 import { isSandboxError } from "@wfbench/sandbox-bwrap";
 import { isEvidenceError, redactText } from "@wfbench/stream-json-evidence";
 import { buildArmSessions, listArmSkills } from "./arms.js";
+import type { StreamAccounting } from "@wfbench/litellm-gateway";
 import type { CellGateway, RunCellInput } from "./cell-input.js";
 import { emptyRow, recordFields, type CellDraft } from "./empty-row.js";
 import { isCellPipelineError } from "./errors.js";
@@ -70,8 +71,29 @@ function findFailedEnding(sessions: readonly SessionRecord[]): SessionEnding | n
   return { processState: failed.errorDetail.process_state, exitCode: failed.errorDetail.returncode, streamEnd: failed.streamEnd };
 }
 
-/** Revokes the cell's token once, flushes the gateway's usage log and records the cell's wire usage in the draft. */
-function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): { revoke(): Promise<void>; readonly revoked: boolean; readonly wire: WireFacts } {
+/**
+ * What the cell's finished sessions account for on the wire: the assistant message ids their streams show and the
+ * tokens their modelUsage reports (null when any session reported none).
+ */
+function accountSessions(sessions: readonly SessionRecord[]): StreamAccounting {
+  let reportedTokens: number | null = 0;
+  for (const session of sessions) reportedTokens = reportedTokens === null || session.modelUsageTokens === null ? null : reportedTokens + session.modelUsageTokens;
+  return { messageIds: sessions.flatMap((session) => session.assistantMessageIds), reportedTokens };
+}
+
+/** The row's note on spend outside the CLI, or null when every served request is accounted for (or none was matched). */
+function describeUnaccounted(draft: CellDraft): string | null {
+  const requests = draft.wire_unaccounted_requests ?? null;
+  if (requests === null || requests === 0) return null;
+  const cost = draft.wire_unaccounted_cost_usd ?? null;
+  return `unaccounted spend: ${requests} gateway request(s) of the cell's token (${cost === null ? "cost unknown" : `$${cost.toFixed(6)}`}) that no CLI stream of the cell accounts for`;
+}
+
+/**
+ * Revokes the cell's token once, flushes the gateway's usage log and records the cell's wire usage in the draft,
+ * matched against what the sessions recorded so far account for; keeps the wire facts judgeCell reads.
+ */
+function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft, progress: SessionProgress): { revoke(): Promise<void>; readonly revoked: boolean; readonly wire: WireFacts } {
   let revoked = false;
   let facts: WireFacts = { requests: 0, upstreamFailedRequests: 0, abortedRequests: 0 };
   return {
@@ -86,7 +108,7 @@ function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): 
       revoked = true;
       gateway.revokeCell(cellId);
       await gateway.flush();
-      const wire = gateway.summarizeCell(cellId);
+      const wire = gateway.summarizeCell(cellId, accountSessions(progress.sessions));
       facts = { requests: wire.requests, upstreamFailedRequests: wire.upstreamFailedRequests, abortedRequests: wire.abortedRequests };
       recordFields(draft, {
         wire_requests: wire.requests,
@@ -98,6 +120,8 @@ function gatewayCloser(gateway: CellGateway, cellId: string, draft: CellDraft): 
         wire_cost_usd: wire.costUsd,
         wire_usage_complete: wire.complete,
         wire_price_tables: [...wire.priceTables],
+        wire_unaccounted_requests: wire.unaccountedRequests,
+        wire_unaccounted_cost_usd: wire.unaccountedCostUsd,
       });
     },
   };
@@ -142,22 +166,39 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
   let cellRoot: string | null = null;
   // What the candidate's processes could write; filled in once the cell is prepared.
   const candidateRoots: string[] = [];
-  const gateway = gatewayCloser(input.gateway, cellId, draft);
+  let privateRoot: string | null = null;
+  // The fixed ones plus, under the private root, each session's HOME/TMP and every `.git` a session left (moved aside
+  // unread before the next session and before measuring).
+  const listCandidateTrees = async (): Promise<string[]> => {
+    if (privateRoot === null) return [...candidateRoots];
+    const root = privateRoot;
+    const names = await readdir(root).catch(() => [] as string[]);
+    return [...candidateRoots, ...names.filter((name) => name.startsWith("session-") || name.startsWith("left-git-")).map((name) => join(root, name))];
+  };
+  const gateway = gatewayCloser(input.gateway, cellId, draft, progress);
+  // Outside the measured stage judgeCell never sees the wire; the row still says what was spent outside the CLI.
+  const noteUnaccounted = (): void => {
+    const note = describeUnaccounted(draft);
+    if (note !== null) draft.evidence_diagnostics = [...draft.evidence_diagnostics, note];
+  };
   try {
     cellRoot = await mkdtemp(join(input.workDir, "cell-"));
     const prepared = await prepareCell(input, cellRoot, draft, secrets, evaluatedSkills);
     if (!prepared.ok) {
       applyVerdict(draft, judgeCell({ stage: "setup-failed", detail: prepared.detail }));
       await gateway.revoke();
+      noteUnaccounted();
     } else {
       candidateRoots.push(prepared.workspace, prepared.home, prepared.tmp, join(prepared.privateRoot, "review-output"));
+      privateRoot = prepared.privateRoot;
       await runPreparedCell(prepared);
     }
   } catch (error) {
     if (!isInfraError(error)) throw error;
     await gateway.revoke().catch(() => undefined);
-    const origin = attributeFailure(error, { sessionsStarted, candidateRoots });
+    const origin = attributeFailure(error, { sessionsStarted, candidateRoots: await listCandidateTrees() });
     applyVerdict(draft, judgeCell({ stage: "interrupted", aborted: input.signal?.aborted === true, detail: redactText(describeError(error), secrets), origin }));
+    noteUnaccounted();
     if (draft.oracle_output === "" && isOracleError(error)) draft.oracle_output = ORACLE_OUTPUT.unavailable;
     if (!sessionsFolded && progress.sessions.length > 0) {
       recordFields(draft, { ...foldInterruptedSessions(progress.sessions, plannedSessions), ...(progress.planProduced === null ? {} : { plan_produced: progress.planProduced }) });
@@ -177,6 +218,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       readOnlySkillRoots: evaluatedSkills.map((skill) => `.claude/skills/${skill}`),
       claudePath: input.claudePath,
       shellPrefixPath: input.shellPrefixPath,
+      settingsStubPath: prepared.settingsStub,
       gatewaySocketPath: input.gateway.hostSocketPath,
       token,
       model: input.model,
@@ -200,6 +242,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       privateRoot: prepared.privateRoot,
       context,
       progress,
+      harnessGit: prepared.harnessGit,
     });
     await gateway.revoke();
 
@@ -215,6 +258,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     };
     if (sessions.cancelled) {
       applyVerdict(draft, judgeCell({ stage: "sessions-cancelled", sessions }));
+      noteUnaccounted();
       return;
     }
     const measured = await measureCell({ input, prepared, evaluatedSkills, reviewDir: outcome.reviewDir, label, secrets }, draft);
@@ -228,6 +272,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
         reviewFailure: outcome.reviewFailure,
         aborted: input.signal?.aborted === true,
         wire: gateway.wire,
+        unaccountedSpend: describeUnaccounted(draft),
         ...measured,
       }),
     );
@@ -236,7 +281,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
   /** Candidate-written trees first (their failure is the candidate's once a session ran), then the harness's rest. */
   async function removeCell(root: string): Promise<void> {
     if (sessionsStarted) {
-      for (const tree of candidateRoots) {
+      for (const tree of await listCandidateTrees()) {
         const failed = await tryRemove(tree);
         if (failed !== null) {
           applyVerdict(draft, judgeCleanupFailure(draft, redactText(failed, secrets), "workspace"));

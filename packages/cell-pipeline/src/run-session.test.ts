@@ -1,7 +1,9 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { stageExecOnlyBinary } from "@wfbench/claude-cli";
+import type { SandboxPolicyInput } from "@wfbench/sandbox-bwrap";
 import type { SessionSpec } from "./arms.js";
 import { runSession, type SessionContext, type SessionSandbox } from "./run-session.js";
 
@@ -18,6 +20,7 @@ function context(claudePath: string, sandbox: SessionSandbox): SessionContext {
     readOnlySkillRoots: [],
     claudePath,
     shellPrefixPath: join(dir, "shell-prefix"),
+    settingsStubPath: join(dir, "settings-stub.json"),
     gatewaySocketPath: join(dir, "gateway.sock"),
     token: "wfb-cell-token-run-session",
     model: "m-1",
@@ -45,5 +48,59 @@ describe("runSession", () => {
     expect(refusal).toMatchObject({ name: "CellPipelineError", code: "CELL_PIPELINE_INPUT_INVALID", message: expect.stringMatching(/mode 755.*execute-only/u) });
     expect((refusal as Error).cause).toMatchObject({ name: "ClaudeCliError", code: "CLAUDE_CLI_NOT_EXEC_ONLY" });
     expect(started).toBe(false);
+  });
+});
+
+describe("runSession's settings pins", () => {
+  const TOKEN = "wfb-cell-token-pins-0d4c";
+  async function capture(workspace: string): Promise<{ policy: SandboxPolicyInput; argv: readonly string[] }> {
+    const claude = await stageExecOnlyBinary("/bin/true", join(mkdtempSync(join(dir, "bin-")), "claude"));
+    let seen: { policy: SandboxPolicyInput; argv: readonly string[] } | null = null;
+    const sandbox: SessionSandbox = (policy, argv) => {
+      seen = { policy: policy as SandboxPolicyInput, argv };
+      return Promise.reject(new Error("captured"));
+    };
+    await runSession(spec, { ...context(claude, sandbox), workspace, token: TOKEN, secrets: [TOKEN], readOnlySkillRoots: [".claude/skills/demo-work"] }).catch(() => undefined);
+    if (seen === null) throw new Error("the sandbox was never asked");
+    return seen;
+  }
+  function workspaceWithStubs(): string {
+    const ws = mkdtempSync(join(dir, "ws-"));
+    mkdirSync(join(ws, ".claude/skills/demo-work"), { recursive: true });
+    for (const name of ["settings.json", "settings.local.json"]) writeFileSync(join(ws, ".claude", name), "{}\n");
+    return ws;
+  }
+
+  it("covers both settings files with the harness's read-only stub and makes .claude a mount point", async () => {
+    const { policy } = await capture(workspaceWithStubs());
+    const stubs = (policy.mounts ?? []).filter((mount) => mount.target.startsWith("/workspace/.claude/"));
+    expect(stubs).toEqual([
+      { source: join(dir, "settings-stub.json"), target: "/workspace/.claude/settings.json", mode: "ro" },
+      { source: join(dir, "settings-stub.json"), target: "/workspace/.claude/settings.local.json", mode: "ro" },
+    ]);
+    expect(policy.workspace?.readOnlySubpaths).toEqual([".claude/skills/demo-work", ".claude/settings.json", ".claude/settings.local.json"]);
+  });
+
+  it("pins the session's env in --settings without the token, which stays in the process env only", async () => {
+    const { policy, argv } = await capture(workspaceWithStubs());
+    const settings = JSON.parse(argv[argv.indexOf("--settings") + 1] ?? "{}") as { env: Record<string, string>; apiKeyHelper: string };
+    expect(policy.env?.["ANTHROPIC_API_KEY"]).toBe(TOKEN);
+    expect(argv.join(" ")).not.toContain(TOKEN);
+    expect(settings.env).toMatchObject({ CLAUDE_CODE_SHELL_PREFIX: "/opt/claude/shell-prefix", ANTHROPIC_UNIX_SOCKET: "/run/gateway.sock", HOME: "/home/agent" });
+    expect(settings.env["ANTHROPIC_API_KEY"]).toBeUndefined();
+    expect(settings.apiKeyHelper).toBe("");
+  });
+
+  it("refuses a workspace whose settings file is missing or linked, rather than let bwrap create it in the diff", async () => {
+    const missing = workspaceWithStubs();
+    rmSync(join(missing, ".claude/settings.local.json"));
+    const linked = workspaceWithStubs();
+    rmSync(join(linked, ".claude/settings.json"));
+    symlinkSync("/etc/passwd", join(linked, ".claude/settings.json"));
+    for (const ws of [missing, linked]) {
+      const claude = await stageExecOnlyBinary("/bin/true", join(mkdtempSync(join(dir, "bin-")), "claude"));
+      const refusal = await runSession(spec, { ...context(claude, () => Promise.reject(new Error("must not start"))), workspace: ws }).catch((error: unknown) => error);
+      expect(refusal).toMatchObject({ code: "CELL_PIPELINE_WORKSPACE_FAILED", message: expect.stringMatching(/settings(?:\.local)?\.json is missing or not a regular file/u) });
+    }
   });
 });

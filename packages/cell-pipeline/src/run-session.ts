@@ -1,5 +1,8 @@
 import { CLAUDE_SESSION_ENV, SANDBOX_CLAUDE, SANDBOX_SHELL_PREFIX, assertExecOnlyBinary, buildClaudeArgv, isClaudeCliError } from "@wfbench/claude-cli";
-import { SANDBOX_GATEWAY_SOCKET, runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
+import { lstat } from "node:fs/promises";
+import { join } from "node:path";
+import { SETTINGS_STUB_PATHS } from "@wfbench/clone-sanitizer";
+import { SANDBOX_GATEWAY_SOCKET, SANDBOX_WORKSPACE, runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
 import { recordSessionEvidence, type RecordedSession } from "@wfbench/stream-json-evidence";
 import { buildCliGatewayEnv } from "@wfbench/litellm-gateway";
 import { SANDBOX_REVIEW_OUTPUT } from "@wfbench/review-scoring";
@@ -16,6 +19,8 @@ export interface SessionContext {
   /** Host path of the CLI staged execute-only (stageExecOnlyBinary); a readable binary is refused. */
   readonly claudePath: string;
   readonly shellPrefixPath: string;
+  /** Host path of the harness's read-only `{}` bound over the workspace's Claude Code settings files. */
+  readonly settingsStubPath: string;
   readonly gatewaySocketPath: string;
   readonly token: string;
   readonly model: string;
@@ -34,6 +39,24 @@ export interface SessionContext {
    * file, so the Write tool's temp-file-and-rename works). The workspace is then mounted read-only.
    */
   readonly reviewOutputHostPath?: string;
+}
+
+/**
+ * The settings stubs bind over files the sanitized template carries; were one missing (a task's setup removed it),
+ * bwrap would create it in the workspace and the candidate's diff would show it. Refuses a link or non-file anywhere.
+ */
+async function assertSettingsTargets(workspace: string): Promise<void> {
+  for (const path of SETTINGS_STUB_PATHS) {
+    let current = workspace;
+    for (const [index, part] of path.split("/").entries()) {
+      current = join(current, part);
+      const stats = await lstat(current).catch(() => null);
+      const last = index === path.split("/").length - 1;
+      if (stats === null || stats.isSymbolicLink() || (last ? !stats.isFile() : !stats.isDirectory())) {
+        throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `the workspace's ${path} is missing or not a regular file behind real directories; the sanitized template carries it, so the task's setup must leave it alone`);
+      }
+    }
+  }
 }
 
 /** The shape of `runSandboxed`, as a session uses it. */
@@ -60,26 +83,35 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     { source: context.shellPrefixPath, target: SANDBOX_SHELL_PREFIX, mode: "ro" },
   ];
   const review = spec.phase === "review";
+  await assertSettingsTargets(context.workspace);
+  // The CLI reads (and hot-reloads) the project settings file; the harness's read-only `{}` sits on top of it and
+  // of the local one, so the agent can neither write nor replace them (a mount point cannot be renamed or unlinked).
+  for (const path of SETTINGS_STUB_PATHS) mounts.push({ source: context.settingsStubPath, target: `${SANDBOX_WORKSPACE}/${path}`, mode: "ro" });
   if (review) {
     if (context.reviewOutputHostPath === undefined) throw new TypeError("a review session needs its review-output directory");
     mounts.push({ source: context.reviewOutputHostPath, target: SANDBOX_REVIEW_OUTPUT, mode: "rw" });
   }
-  const env = {
+  const env: Record<string, string> = {
     ...buildSandboxEnv(),
     ...buildCliGatewayEnv({ model: context.model, token: context.token, socketPath: SANDBOX_GATEWAY_SOCKET }),
     ...CLAUDE_SESSION_ENV,
   };
+  // Everything but the secrets is pinned in --settings too: the argv is readable in the sandbox, the env is not.
+  const secrets = new Set([context.token, ...context.secrets]);
+  const pinnedEnv = Object.fromEntries(Object.entries(env).filter(([, value]) => !secrets.has(value)));
   const sandbox = context.sandbox ?? runSandboxed;
   const result = await sandbox(
     {
-      workspace: { hostPath: context.workspace, mode: review ? "ro" : "rw", readOnlySubpaths: review ? [] : [...context.readOnlySkillRoots] },
+      // The settings files are read-only subpaths too, which makes `.claude` itself a mount point: it cannot be renamed
+      // away to plant a fresh `.claude/settings.json` beside the stubs.
+      workspace: { hostPath: context.workspace, mode: review ? "ro" : "rw", readOnlySubpaths: review ? [] : [...context.readOnlySkillRoots, ...SETTINGS_STUB_PATHS] },
       homeHostPath: context.homeHostPath,
       tmpHostPath: context.tmpHostPath,
       mounts,
       env,
       network: { mode: "gateway-socket", hostSocketPath: context.gatewaySocketPath },
     },
-    buildClaudeArgv({ model: context.model, effort: context.effort, disallowSkill: spec.disallowSkill, allowEdit: spec.allowEdit, addDirs: review ? [SANDBOX_REVIEW_OUTPUT] : [] }),
+    buildClaudeArgv({ model: context.model, effort: context.effort, disallowSkill: spec.disallowSkill, allowEdit: spec.allowEdit, addDirs: review ? [SANDBOX_REVIEW_OUTPUT] : [], pinnedEnv }),
     { timeoutMs: context.timeoutMs, stdin: spec.prompt, maxStdoutBytes: 8 * 1024 * 1024, ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );
   return recordSessionEvidence(spec, result, context);

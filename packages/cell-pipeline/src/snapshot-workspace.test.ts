@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { checkPhaseWorkspace, snapshotWorkspace, type WorkspaceSnapshot } from "./snapshot-workspace.js";
+import { START_UP_NOISE, checkPhaseWorkspace, snapshotWorkspace, type WorkspaceSnapshot } from "./snapshot-workspace.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -56,18 +56,43 @@ describe("snapshotWorkspace", () => {
 });
 
 describe("checkPhaseWorkspace", () => {
-  it("ignores bootstrap noise at the root and .claude/.cc-writes at any depth", async () => {
-    const root = workspace({ "src/math.js": "x", "pkg/.claude/keep.md": "k" });
+  it("skips no name but the root .git: the original's noise names, .claude and a nested .git are all changes", async () => {
+    const names = [".bashrc", ".profile", ".env", ".env.local", ".npmrc", "package.json", "package-lock.json", "yarn.lock", ".claude/settings.json", ".claude/CLAUDE.md", "node_modules/x/index.js", "scripts", ".vscode/s.json", "pkg/.claude/.cc-writes/w/file", "src/.git/x.js"];
     const verdict = await phase(
-      root,
+      workspace({ "src/math.js": "x", "pkg/.claude/keep.md": "k", ".claude/skills/work/SKILL.md": "w" }),
       (r) => {
-        for (const name of [".bashrc", ".profile", ".env", ".env.local", ".npmrc", "package.json", "package-lock.json", "yarn.lock", ".claude/settings.json", "node_modules/x/index.js", ".git/HEAD", "scripts", ".vscode/s.json"]) put(r, name, "noise");
-        put(r, "pkg/.claude/.cc-writes/w/file", "noise");
+        for (const name of names) put(r, name, "noise");
+        put(r, ".git/HEAD", "ref: refs/heads/elsewhere\n");
         put(r, "docs/plans/p.md", "# plan");
       },
       "docs/plans/p.md",
     );
-    expect(verdict).toEqual({ ok: true });
+    expect(verdict.ok).toBe(false);
+    if (verdict.ok) return;
+    const named = verdict.error.replace(/^phase changed unauthorized workspace path\(s\): /u, "").replace(/ \(\+\d+ more\)$/u, "").split(", ");
+    // A new tree is named by its root: node_modules, not node_modules/x/index.js.
+    expect(named).toEqual([".bashrc", ".claude/CLAUDE.md", ".claude/settings.json", ".env", ".env.local", ".npmrc", ".profile", ".vscode"]);
+    expect(verdict.error).toMatch(/ \(\+7 more\)$/u);
+  });
+
+  it("lets start-up noise appear only where it was absent, of its measured kind, and nothing inside it", async () => {
+    const noise = new Map<string, "d" | "f">([[".cc-state", "d"], [".cc-log", "f"]]);
+    const run = async (files: Record<string, string>, change: (r: string) => void) => {
+      const root = workspace(files);
+      const before = await snap(root);
+      change(root);
+      put(root, "docs/plans/p.md", "# plan");
+      return checkPhaseWorkspace(before, await snap(root), "docs/plans/p.md", noise);
+    };
+    expect(await run({}, (r) => {
+      mkdirSync(join(r, ".cc-state"));
+      put(r, ".cc-log", "x");
+    })).toEqual({ ok: true });
+    expect(await run({}, (r) => put(r, ".cc-state/payload.js", "x"))).toEqual({ ok: false, error: "phase changed unauthorized workspace path(s): .cc-state/payload.js" });
+    expect(await run({}, (r) => mkdirSync(join(r, ".cc-log")))).toEqual({ ok: false, error: "phase changed unauthorized workspace path(s): .cc-log" });
+    expect(await run({ ".cc-log": "seeded" }, (r) => put(r, ".cc-log", "rewritten"))).toEqual({ ok: false, error: "phase changed unauthorized workspace path(s): .cc-log" });
+    // The measured list of the pinned CLI is empty: it creates nothing in its working directory at start-up.
+    expect([...START_UP_NOISE]).toEqual([]);
   });
 
   it.each([

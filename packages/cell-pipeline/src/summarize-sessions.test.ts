@@ -21,6 +21,8 @@ function session(overrides: Partial<SessionRecord> = {}): SessionRecord {
     artifact: null,
     cancelled: false,
     streamEnd: "result",
+    assistantMessageIds: [],
+    modelUsageTokens: null,
     ...overrides,
   };
 }

@@ -105,7 +105,7 @@ function gateway(revoked: string[]): CellGateway {
       revoked.push(cellId);
       return 0;
     },
-    summarizeCell: (cellId) => ({ cellId, requests: 0, failedRequests: 0, upstreamFailedRequests: 0, abortedRequests: 0, retriedRequests: 0, nonConformantStreams: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, wireTokens: 0, costUsd: 0, complete: true, priceTables: [] }),
+    summarizeCell: (cellId) => ({ cellId, requests: 0, failedRequests: 0, upstreamFailedRequests: 0, abortedRequests: 0, retriedRequests: 0, nonConformantStreams: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, wireTokens: 0, costUsd: 0, complete: true, priceTables: [], unaccountedRequests: 0, unaccountedCostUsd: 0, unaccountedMessageIds: [] }),
     flush: async () => undefined,
   };
 }

@@ -39,6 +39,21 @@ describe("buildClaudeArgv", () => {
     const settings = JSON.parse(buildClaudeSettings()) as Record<string, unknown>;
     expect(settings).toMatchObject({ disableAllHooks: true, sandbox: { enabled: false }, permissions: { disableBypassPermissionsMode: "disable" } });
   });
+
+  it("pins the shell prefix and the session's env in --settings, and empties every credential helper", () => {
+    const argv = buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: false, pinnedEnv: { HOME: "/home/agent", CLAUDE_CODE_SHELL_PREFIX: "/workspace/evil", CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: "1" } });
+    const settings = JSON.parse(valueAfter(argv, "--settings") ?? "{}") as Record<string, unknown>;
+    // The harness's prefix wins even over a pinned value: it is what keeps the token out of Bash calls.
+    expect(settings["env"]).toEqual({ HOME: "/home/agent", CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: "1", CLAUDE_CODE_DONT_INHERIT_ENV: "1", CLAUDE_CODE_SHELL_PREFIX: SANDBOX_SHELL_PREFIX });
+    for (const key of ["apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "gcpAuthRefresh", "otelHeadersHelper", "proxyAuthHelper"]) expect(settings[key]).toBe("");
+    expect(JSON.parse(buildClaudeSettings())).toMatchObject({ env: { CLAUDE_CODE_SHELL_PREFIX: SANDBOX_SHELL_PREFIX } });
+  });
+
+  it("refuses to put a credential into the argv, which every process in the sandbox can read", () => {
+    for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY"]) {
+      expect(() => buildClaudeArgv({ model: "m", effort: "high", disallowSkill: false, pinnedEnv: { [name]: "x" } })).toThrow(expect.objectContaining({ code: "CLAUDE_CLI_SETTINGS_INVALID" }));
+    }
+  });
 });
 
 describe("buildClaudeEnv", () => {

@@ -7,7 +7,8 @@ export type ClaudeCliErrorCode =
   | "CLAUDE_CLI_NOT_EXECUTABLE"
   | "CLAUDE_CLI_VERSION_FAILED"
   | "CLAUDE_CLI_VERSION_MISMATCH"
-  | "CLAUDE_CLI_NOT_EXEC_ONLY";
+  | "CLAUDE_CLI_NOT_EXEC_ONLY"
+  | "CLAUDE_CLI_SETTINGS_INVALID";
 
 /** Error of claude-cli: the pinned CLI is absent, unusable, the wrong version, or not staged execute-only. */
 export class ClaudeCliError extends Error {

@@ -7,3 +7,8 @@ export { createTemplateCache } from "./template-cache.js";
 export { materializeCell } from "./materialize-cell.js";
 // The one tree removal (0555 trees, chains past PATH_MAX) lives in @wfbench/durable-fs; re-exported for cell owners.
 export { removeTree } from "@wfbench/durable-fs";
+export { buildHarnessGitDir, buildWorkspaceGitEnv, installHarnessGitDir } from "./harness-git-dir.js";
+export type { HarnessGitDir, WorkspaceGitPaths } from "./harness-git-dir.js";
+export { inspectRelativePath } from "./inspect-path.js";
+export type { PathInspection } from "./inspect-path.js";
+export { SETTINGS_STUB_CONTENT, SETTINGS_STUB_PATHS } from "./schema.js";

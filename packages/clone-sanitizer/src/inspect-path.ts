@@ -4,10 +4,13 @@ import { join } from "node:path";
 /** What lies at a repo-relative path, judged with lstat only. */
 export type PathInspection =
   | { readonly kind: "absent" }
-  | { readonly kind: "file" | "directory" | "symlink" | "special"; readonly mode: number }
+  | { readonly kind: "file" | "directory" | "symlink" | "special"; readonly mode: number; readonly size: number; readonly dev: number; readonly ino: number }
   | { readonly kind: "unsafe-parent"; readonly component: string; readonly reason: string };
 
-/** Inspect `rel` under `root` without following any symlink; a non-directory parent component is reported. */
+/**
+ * Inspect `rel` under `root` without following any symlink (lstat on every component, so a planted link anywhere on
+ * the path is reported, never crossed); a non-directory parent component is reported too.
+ */
 export async function inspectRelativePath(root: string, rel: string): Promise<PathInspection> {
   const parts = rel.split("/");
   let current = root;
@@ -28,10 +31,11 @@ export async function inspectRelativePath(root: string, rel: string): Promise<Pa
       if (!stat.isDirectory()) return { kind: "unsafe-parent", component: parts.slice(0, i + 1).join("/"), reason: "is not a directory" };
       continue;
     }
-    if (stat.isSymbolicLink()) return { kind: "symlink", mode: stat.mode };
-    if (stat.isDirectory()) return { kind: "directory", mode: stat.mode };
-    if (stat.isFile()) return { kind: "file", mode: stat.mode };
-    return { kind: "special", mode: stat.mode };
+    const facts = { mode: stat.mode, size: stat.size, dev: stat.dev, ino: stat.ino };
+    if (stat.isSymbolicLink()) return { kind: "symlink", ...facts };
+    if (stat.isDirectory()) return { kind: "directory", ...facts };
+    if (stat.isFile()) return { kind: "file", ...facts };
+    return { kind: "special", ...facts };
   }
   return { kind: "absent" };
 }

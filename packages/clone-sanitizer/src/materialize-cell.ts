@@ -87,6 +87,8 @@ function runCp(cpPath: string, src: string, dest: string, options: MaterializeCe
       timeoutMs,
     );
     options.signal?.addEventListener("abort", onAbort, { once: true });
+    // An abort between the caller's check and this listener has already fired its event: it would never be seen.
+    if (options.signal?.aborted === true) onAbort();
     // Only a cp that ran and exited nonzero may fall back (spec §7.4); one that never started is an error.
     child.on("error", (error) =>
       finish(new CopyFailedError("SANITIZER_COPY_FAILED", `could not start ${cpPath}: ${error.message}`, { cause: error })),

@@ -8,11 +8,11 @@ import { removeTree } from "@wfbench/durable-fs";
 import type { DeclarationRejection, Result } from "./result.js";
 import { DEFAULT_GIT_TIMEOUTS, type GitContext, type GitTimeouts } from "./run-git.js";
 import { sanitizeClone } from "./sanitize-clone.js";
-import { PrepareTemplateInputSchema, type PrepareTemplateInput } from "./schema.js";
+import { PrepareTemplateInputSchema, SETTINGS_STUB_CONTENT, type PrepareTemplateInput } from "./schema.js";
 import { verifySanitizedClone } from "./verify-sanitized-clone.js";
 
 /** Bumped whenever sanitizing could produce different bytes; part of every template cache key. */
-export const SANITIZER_VERSION = "wfbench-clone-sanitizer/2";
+export const SANITIZER_VERSION = "wfbench-clone-sanitizer/3";
 
 /** What a template's manifest digest covers (canonical JSON, sha256). */
 export interface TemplateManifest {
@@ -24,6 +24,8 @@ export interface TemplateManifest {
   readonly object_format: "sha1" | "sha256";
   readonly hidden_paths: readonly string[];
   readonly neutralize: readonly { readonly path: string; readonly sha256: string }[];
+  /** The Claude Code settings stubs every template carries; `shipped` when the task repo had its own file there. */
+  readonly settings_stubs: readonly { readonly path: string; readonly sha256: string; readonly shipped: boolean }[];
 }
 
 /** A verified, sanitized, parentless checkout that cells copy; never handed to a model directly. */
@@ -79,6 +81,7 @@ export async function prepareTemplate(
       neutralize: request.neutralize
         .map((entry) => ({ path: entry.path, sha256: sha256Hex(entry.content) }))
         .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+      settings_stubs: sanitized.value.settingsStubs.map((stub) => ({ path: stub.path, sha256: sha256Hex(SETTINGS_STUB_CONTENT), shipped: stub.shipped })),
     };
     keep = true;
     return {

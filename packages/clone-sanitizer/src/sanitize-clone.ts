@@ -1,8 +1,8 @@
 import { chmod, lstat, mkdir, readdir, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { UnsafeLayoutError, SanitizerError } from "./errors.js";
 import { inspectRelativePath } from "./inspect-path.js";
-import { HARNESS_HIDDEN_PATHS } from "./schema.js";
+import { HARNESS_HIDDEN_PATHS, SETTINGS_STUB_CONTENT, SETTINGS_STUB_PATHS } from "./schema.js";
 import type { DeclarationRejection, Result } from "./result.js";
 import { runGit, type GitContext } from "./run-git.js";
 
@@ -56,6 +56,8 @@ export interface SanitizeOutcome {
   readonly hiddenObjects: readonly string[];
   /** Every path removed: the request's plus the harness folders (sorted, deduplicated). */
   readonly hiddenPaths: readonly string[];
+  /** Each settings stub written, and whether the task repo shipped a file there (tracked or not) that it replaced. */
+  readonly settingsStubs: readonly { readonly path: string; readonly shipped: boolean }[];
 }
 
 /**
@@ -87,6 +89,7 @@ export async function sanitizeClone(
   const hiddenObjects = await collectHiddenObjects(ctx, clone, hiddenPaths);
   await removeHiddenPaths(ctx, clone, hiddenPaths);
   await neutralizeFiles(ctx, clone, request.neutralize);
+  const settingsStubs = await writeSettingsStubs(ctx, clone);
 
   const tree = (await runGit(ctx, clone, ["write-tree"])).stdout.trim();
   const sanitizedSha = (
@@ -118,7 +121,7 @@ export async function sanitizeClone(
   await runGit(ctx, clone, ["prune", "--expire=now"], { long: true });
   await runGit(ctx, clone, ["prune-packed", "-q"], { long: true });
   await runGit(ctx, clone, ["update-index", "-q", "--refresh"], { accept: [0, 1] });
-  return { ok: true, value: { originalSha, sanitizedSha, tree, objectFormat, hiddenObjects, hiddenPaths } };
+  return { ok: true, value: { originalSha, sanitizedSha, tree, objectFormat, hiddenObjects, hiddenPaths, settingsStubs } };
 }
 
 async function assertRealDirectory(path: string, label: string): Promise<void> {
@@ -152,6 +155,13 @@ async function checkDeclaredLayout(
       continue;
     }
     hidden.add(path);
+  }
+  for (const path of SETTINGS_STUB_PATHS) {
+    const seen = await inspectRelativePath(clone, path);
+    if (seen.kind === "unsafe-parent") return reject("settingsStubs", `${path}: component ${seen.component} ${seen.reason}`);
+    if (seen.kind === "directory" || seen.kind === "symlink" || seen.kind === "special") {
+      return reject("settingsStubs", `${path} is a ${seen.kind}, expected a regular file or nothing`);
+    }
   }
   for (const [i, entry] of request.neutralize.entries()) {
     const seen = await inspectRelativePath(clone, entry.path);
@@ -204,6 +214,24 @@ async function neutralizeFiles(ctx: GitContext, clone: string, entries: readonly
     ).stdout.trim();
     await runGit(ctx, clone, ["update-index", "--add", "--cacheinfo", `100644,${oid},${entry.path}`]);
   }
+}
+
+// Unlike a neutralize entry, a stub is written whether or not the repo has the file: sessions bind over it, and a bind
+// target bwrap had to create would show up in the candidate's diff.
+async function writeSettingsStubs(ctx: GitContext, clone: string): Promise<{ path: string; shipped: boolean }[]> {
+  const written: { path: string; shipped: boolean }[] = [];
+  const oid = (await runGit(ctx, clone, ["hash-object", "-w", "--no-filters", "--stdin"], { input: SETTINGS_STUB_CONTENT })).stdout.trim();
+  for (const path of SETTINGS_STUB_PATHS) {
+    const seen = await inspectRelativePath(clone, path);
+    const tracked = await runGit(ctx, clone, ["ls-files", "-z", "--", path]);
+    // The layout check refused links and non-directories on the way; only missing parents are created here.
+    await mkdir(dirname(join(clone, path)), { recursive: true, mode: 0o755 });
+    await writeFile(join(clone, path), SETTINGS_STUB_CONTENT, { mode: 0o644 });
+    await chmod(join(clone, path), 0o644);
+    await runGit(ctx, clone, ["update-index", "--add", "--cacheinfo", `100644,${oid},${path}`]);
+    written.push({ path, shipped: seen.kind !== "absent" || tracked.stdout !== "" });
+  }
+  return written;
 }
 
 async function deleteAllRefs(ctx: GitContext, clone: string): Promise<void> {
@@ -282,11 +310,14 @@ async function rebuildIndex(ctx: GitContext, clone: string): Promise<void> {
   await runGit(ctx, clone, ["read-tree", "HEAD"]);
 }
 
+/** The only repository config the harness ever writes: the object format and core basics, nothing else. */
+export function minimalGitConfig(objectFormat: "sha1" | "sha256"): string {
+  return objectFormat === "sha256"
+    ? "[core]\n\trepositoryformatversion = 1\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[extensions]\n\tobjectformat = sha256\n"
+    : "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
+}
+
 async function writeMinimalConfig(clone: string, objectFormat: "sha1" | "sha256"): Promise<void> {
   // A fresh config drops remotes, branch tracking, includes, filters and anything else the clone carried.
-  const config =
-    objectFormat === "sha256"
-      ? "[core]\n\trepositoryformatversion = 1\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[extensions]\n\tobjectformat = sha256\n"
-      : "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
-  await writeFile(join(clone, ".git", "config"), config, { mode: 0o644 });
+  await writeFile(join(clone, ".git", "config"), minimalGitConfig(objectFormat), { mode: 0o644 });
 }

@@ -8,6 +8,15 @@ const HARNESS_ROOT = "eval/workflow_bench";
 
 /** Harness folders every template drops whether or not a task lists them (spec §7.2 removes eval/workflow_bench). */
 export const HARNESS_HIDDEN_PATHS: readonly string[] = [HARNESS_ROOT];
+/**
+ * Claude Code's project settings files. Sessions read the project source (project skills load only with it), and a
+ * settings file's `env`, `apiKeyHelper` or hooks would reach the cell token, so every template carries these as
+ * {@link SETTINGS_STUB_CONTENT} (a task repo's own are replaced, recorded in the manifest) and the cell pipeline covers
+ * them with read-only harness stubs of the same bytes during sessions: never a change in any diff.
+ */
+export const SETTINGS_STUB_PATHS: readonly string[] = [".claude/settings.json", ".claude/settings.local.json"];
+/** The inert bytes of every settings stub: an empty JSON object. */
+export const SETTINGS_STUB_CONTENT = "{}\n";
 const REVIEW_CASES_ROOT = "eval/workflow_bench/review_cases";
 const GRAPH_ROOT = ".gitnexus";
 
@@ -60,6 +69,11 @@ export const PrepareTemplateInputSchema = z
     neutralize: z.array(NeutralizeEntrySchema).max(64).default([]),
   })
   .superRefine((input, ctx) => {
+    // A stub is written after hidden paths are removed: hiding one (or `.claude`) would contradict the template.
+    for (const [i, hidden] of input.hiddenPaths.entries()) {
+      const stub = SETTINGS_STUB_PATHS.find((path) => pathsOverlap(path, hidden));
+      if (stub !== undefined) ctx.addIssue({ code: "custom", path: ["hiddenPaths", i], message: `overlaps the always-stubbed ${stub}; hide entries beside it instead` });
+    }
     for (let i = 0; i < input.neutralize.length; i += 1) {
       const entry = input.neutralize[i];
       if (entry === undefined) continue;
@@ -67,6 +81,8 @@ export const PrepareTemplateInputSchema = z
       if (hidden >= 0) {
         ctx.addIssue({ code: "custom", path: ["neutralize", i, "path"], message: `overlaps hiddenPaths[${hidden}]` });
       }
+      const stub = SETTINGS_STUB_PATHS.find((path) => path === entry.path);
+      if (stub !== undefined) ctx.addIssue({ code: "custom", path: ["neutralize", i, "path"], message: `is the always-stubbed ${stub}` });
       const harness = HARNESS_HIDDEN_PATHS.find((h) => pathsOverlap(h, entry.path));
       if (harness !== undefined) {
         ctx.addIssue({ code: "custom", path: ["neutralize", i, "path"], message: `overlaps the always-hidden ${harness}` });

@@ -14,6 +14,7 @@ describe("createUsageAccumulator", () => {
     }
     expect(acc.result()).toEqual({
       model: "claude-x",
+      messageId: expect.any(String),
       sawUsage: true,
       usage: { input_tokens: 77, output_tokens: 9, cache_read_input_tokens: 5, cache_creation_input_tokens: 12 },
     });
@@ -36,7 +37,15 @@ describe("createUsageAccumulator", () => {
     acc.push({ type: "message_start", message: { model: "m" } });
     acc.push("garbage");
     acc.push(null);
-    expect(acc.result()).toEqual({ model: "m", sawUsage: false, usage: emptyUsage() });
+    expect(acc.result()).toEqual({ model: "m", messageId: null, sawUsage: false, usage: emptyUsage() });
+  });
+
+  it("keeps the first message_start's id, bounded, and ignores ids that are not strings", () => {
+    const acc = createUsageAccumulator();
+    acc.push({ type: "message_start", message: { id: 42, model: "m" } });
+    acc.push({ type: "message_start", message: { id: `msg_${"x".repeat(300)}`, model: "m" } });
+    acc.push({ type: "message_start", message: { id: "msg_second", model: "m" } });
+    expect(acc.result().messageId).toBe(`msg_${"x".repeat(196)}`);
   });
 });
 
@@ -51,9 +60,10 @@ describe("mergeUsage", () => {
 describe("extractUsageFromMessage", () => {
   it("returns usage and model of a non-streaming message", () => {
     expect(
-      extractUsageFromMessage({ type: "message", model: "claude-y", usage: { input_tokens: 2, output_tokens: 3 } }),
+      extractUsageFromMessage({ type: "message", id: "msg_y", model: "claude-y", usage: { input_tokens: 2, output_tokens: 3 } }),
     ).toEqual({
       model: "claude-y",
+      messageId: "msg_y",
       usage: { input_tokens: 2, output_tokens: 3, cache_read_input_tokens: null, cache_creation_input_tokens: null },
     });
   });
@@ -61,6 +71,7 @@ describe("extractUsageFromMessage", () => {
   it("returns all-null usage for an error body", () => {
     expect(extractUsageFromMessage({ type: "error", error: { type: "overloaded_error" } })).toEqual({
       model: null,
+      messageId: null,
       usage: emptyUsage(),
     });
   });

@@ -29,14 +29,15 @@ export function mergeUsage(base: WireUsage, next: unknown): WireUsage {
 export interface UsageAccumulator {
   /** Feeds one parsed SSE `data` object (any type; irrelevant events are ignored). */
   push(data: unknown): void;
-  /** The usage and served model seen so far. */
-  result(): { usage: WireUsage; model: string | null; sawUsage: boolean };
+  /** The usage, served model and message id seen so far. */
+  result(): { usage: WireUsage; model: string | null; messageId: string | null; sawUsage: boolean };
 }
 
 /** Creates a usage accumulator; it trusts nothing about field presence and never turns an absent field into 0. */
 export function createUsageAccumulator(): UsageAccumulator {
   let usage = emptyUsage();
   let model: string | null = null;
+  let messageId: string | null = null;
   let sawUsage = false;
   return {
     push(data) {
@@ -47,6 +48,8 @@ export function createUsageAccumulator(): UsageAccumulator {
         if (typeof message === "object" && message !== null) {
           const m = message as Record<string, unknown>;
           if (typeof m["model"] === "string") model = m["model"];
+          // Only the first message_start names the message; a bounded id, so a hostile upstream cannot bloat rows.
+          if (messageId === null && typeof m["id"] === "string" && m["id"] !== "") messageId = m["id"].slice(0, 200);
           if (m["usage"] !== undefined) {
             usage = mergeUsage(usage, m["usage"]);
             sawUsage = true;
@@ -58,17 +61,19 @@ export function createUsageAccumulator(): UsageAccumulator {
       }
     },
     result() {
-      return { usage: { ...usage }, model, sawUsage };
+      return { usage: { ...usage }, model, messageId, sawUsage };
     },
   };
 }
 
-/** Reads usage and model from a non-streaming `message` body; refuses (all-null) anything that does not parse. */
-export function extractUsageFromMessage(body: unknown): { usage: WireUsage; model: string | null } {
+/** Reads usage, model and message id from a non-streaming `message` body; refuses (all-null) anything that does not parse. */
+export function extractUsageFromMessage(body: unknown): { usage: WireUsage; model: string | null; messageId: string | null } {
   const parsed = MessageResponseHead.safeParse(body);
-  if (!parsed.success) return { usage: emptyUsage(), model: null };
+  if (!parsed.success) return { usage: emptyUsage(), model: null, messageId: null };
+  const id = parsed.data.type === "message" && parsed.data.id !== undefined && parsed.data.id !== "" ? parsed.data.id.slice(0, 200) : null;
   return {
     usage: parsed.data.usage === undefined ? emptyUsage() : mergeUsage(emptyUsage(), parsed.data.usage),
     model: parsed.data.model ?? null,
+    messageId: id,
   };
 }

@@ -45,6 +45,12 @@ export const UsageRow = z.object({
   model_served: z.string().nullable(),
   http_status: z.number().int().nullable(),
   upstream_request_id: z.string().nullable(),
+  /**
+   * The id of the message the upstream began (`message_start.message.id`, or a non-streaming body's `id`); null when
+   * none began. Lets a cell match its wire rows against the message ids in the CLI's own stream. Absent in logs
+   * written before it existed (read as null).
+   */
+  message_id: z.string().max(200).nullable().default(null),
   outcome: RequestOutcome,
   usage: WireUsage,
   cost_usd: z.number().nonnegative().nullable(),
@@ -87,6 +93,7 @@ export type MessagesRequestHead = z.infer<typeof MessagesRequestHead>;
 export const MessageResponseHead = z
   .object({
     type: z.literal("message").optional(),
+    id: z.string().optional(),
     model: z.string().optional(),
     usage: AnthropicUsageWire.optional(),
   })

@@ -19,7 +19,7 @@ import { GATEWAY_REQUEST_TIMEOUT_S } from "./read-gateway-env.js";
 import { ListenConfig, MessagesRequestHead, UpstreamConfig } from "./schema.js";
 import type { RequestOutcome, UsageRow } from "./schema.js";
 import { summarizeCellUsage } from "./summarize-cell-usage.js";
-import type { CellUsageSummary } from "./summarize-cell-usage.js";
+import type { CellUsageSummary, StreamAccounting } from "./summarize-cell-usage.js";
 import { openUsageLog } from "./usage-log.js";
 
 /** Options of the front proxy. */
@@ -52,8 +52,11 @@ export interface Gateway {
   mintCellToken(cellId: string): string;
   /** Revokes every token of the cell; later requests with them get 401. */
   revokeCell(cellId: string): number;
-  /** Totals of every request the cell's tokens made through this gateway (rows recorded so far). */
-  summarizeCell(cellId: string): CellUsageSummary;
+  /**
+   * Totals of every request the cell's tokens made through this gateway (rows recorded so far); with what the cell's
+   * CLI streams account for, also the served requests they do not.
+   */
+  summarizeCell(cellId: string, stream?: StreamAccounting): CellUsageSummary;
   /** Resolves once every finished request's row is on disk. */
   flush(): Promise<void>;
   /** Connection counts so far: open, peak, and every refusal, eviction and unauthenticated close. */
@@ -245,6 +248,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       model_served: null,
       http_status: null,
       upstream_request_id: null,
+      message_id: null,
       outcome: "ok",
       usage: emptyUsage(),
       cost_usd: null,
@@ -425,6 +429,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         const result = usageReader.result();
         row.usage = result.usage;
         row.model_served = result.model;
+        row.message_id = result.messageId;
         row.sse_conformant = report.conformant;
         row.sse_violations = [...report.violations];
       } else {
@@ -437,6 +442,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         const result = extractUsageFromMessage(parsed);
         row.usage = result.usage;
         row.model_served = result.model;
+        row.message_id = result.messageId;
       }
       const status = upstreamRes.statusCode;
       if (status >= 400) finish("http_error", status, `upstream answered HTTP ${status}`);
@@ -444,6 +450,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       else finish("ok", status, null);
     } catch (error) {
       const partial = usageReader.result();
+      // A message that began and then broke off was still (partly) served: keep its id with its usage.
+      row.message_id = partial.messageId;
       if (partial.sawUsage) {
         row.usage = partial.usage;
         row.model_served = partial.model;
@@ -532,7 +540,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       guard.closeCell(cellId);
       return revoked;
     },
-    summarizeCell: (cellId) => summarizeCellUsage(rows, cellId),
+    summarizeCell: (cellId, stream) => summarizeCellUsage(rows, cellId, stream),
     flush,
     connectionStats: () => guard.stats(),
     close() {

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { resolveClaudeCli, type ResolvedClaudeCli } from "@wfbench/claude-cli";
 import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import type { Script, ScriptedModelServer } from "@wfbench/scripted-model";
+import { Agent, request } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildCliGatewayEnv } from "../src/build-cli-gateway-env.js";
 import { emptyUsage } from "../src/extract-usage.js";
@@ -44,6 +45,17 @@ interface CliRun {
   events: Array<Record<string, unknown>>;
   argv: string[];
   env: Record<string, string>;
+}
+
+/** What a CLI run's stream accounts for: its assistant message ids and the tokens of its result's modelUsage. */
+function streamAccounting(run: CliRun): { messageIds: string[]; reportedTokens: number } {
+  const messageIds = run.events.flatMap((e) => {
+    const message = e["message"] as { id?: unknown } | undefined;
+    return e["type"] === "assistant" && typeof message?.id === "string" ? [message.id] : [];
+  });
+  const models = (run.events.find((e) => e["type"] === "result")?.["modelUsage"] ?? {}) as Record<string, Record<string, number>>;
+  const reportedTokens = Object.values(models).reduce((sum, m) => sum + (m["inputTokens"] ?? 0) + (m["outputTokens"] ?? 0) + (m["cacheReadInputTokens"] ?? 0) + (m["cacheCreationInputTokens"] ?? 0), 0);
+  return { messageIds, reportedTokens };
 }
 
 function runCli(binary: string, prompt: string, env: Record<string, string>, cwd: string, tools = "Bash,Read"): Promise<CliRun> {
@@ -170,6 +182,10 @@ describe.skipIf(!cli.ok && !required)("real Claude Code CLI through the gateway"
       cacheCreationInputTokens: sum("cache_creation_input_tokens"),
       complete: true,
     });
+    // Measured: the stream shows the message of every answered request (the 529 began none), so nothing is unaccounted.
+    expect(rows.map((r) => r.message_id === null)).toEqual([true, false, false]);
+    expect(rows.slice(1).every((r) => r.message_id !== null && streamAccounting(run).messageIds.includes(r.message_id))).toBe(true);
+    expect(live.summarizeCell("cell-e2e", streamAccounting(run))).toMatchObject({ unaccountedRequests: 0, unaccountedCostUsd: 0 });
 
     // The real key stays in the host process: not in the CLI's env or argv, its output, its config dir
     // (transcripts, state), the work dir, or the gateway's usage log.
@@ -207,6 +223,29 @@ describe.skipIf(!cli.ok && !required)("real Claude Code CLI through the gateway"
     expect(rows.every((r) => r.model_requested === MODEL)).toBe(true);
     const summary = live.summarizeCell("cell-sub");
     expect(summary).toMatchObject({ requests: 3, failedRequests: 0, complete: true });
+    // Measured on 2.1.332: the subagent's assistant message never appears in the parent's stream (only its prompt, as a
+    // user event, and a task_notification), but result.modelUsage counts its tokens, which is what covers it.
+    const stream = streamAccounting(run);
+    expect(rows.map((r) => r.message_id !== null && stream.messageIds.includes(r.message_id))).toEqual([true, false, true]);
+    expect(stream.reportedTokens).toBe(rows.reduce((n, r) => n + (r.usage.input_tokens ?? 0) + (r.usage.output_tokens ?? 0) + (r.usage.cache_read_input_tokens ?? 0) + (r.usage.cache_creation_input_tokens ?? 0), 0));
+    expect(live.summarizeCell("cell-sub", stream).unaccountedRequests).toBe(0);
+    // A request the CLI never made, shaped exactly like the subagent's (same prompt, so the same usage): the reported
+    // tokens cover one of the two, never both, so exactly one is flagged.
+    const dispatcher = new Agent({ connect: { socketPath: join(root, "gateway.sock") } });
+    const side = await request("http://localhost/v1/messages", {
+      method: "POST",
+      dispatcher,
+      headers: { "x-api-key": token, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({ model: MODEL, max_tokens: 16, messages: [{ role: "user", content: "Reply with one word. GW-E2E-CHILD" }] }),
+    });
+    await side.body.text();
+    await dispatcher.close();
+    expect(side.statusCode).toBe(200);
+    await live.flush();
+    const after = live.summarizeCell("cell-sub", stream);
+    expect(after.requests).toBe(4);
+    expect(after.unaccountedRequests).toBe(1);
+    expect(after.unaccountedCostUsd).toBeGreaterThan(0);
     // The CLI's own usage is main-loop only; the gateway's total adds exactly the subagent's request.
     const cliUsage = run.events.find((e) => e["type"] === "result")?.["usage"] as Record<string, number> | undefined;
     const child = usageOf("child", 0);
@@ -227,6 +266,8 @@ describe.skipIf(!cli.ok && !required)("real Claude Code CLI through the gateway"
     expect(scripted.requests.map((e) => e.outcome.kind)).toEqual(["omit_content_block_stop", "reply"]);
     expect(rows.map((r) => r.sse_conformant)).toEqual([false, true]);
     expect(rows[0]?.sse_violations.join("\n")).toMatch(/is open/);
+    // The discarded broken stream is the upstream's fault: never counted as unaccounted spend.
+    expect(live.summarizeCell("cell-broken", streamAccounting(run)).unaccountedRequests).toBe(0);
   });
 
   it("refuses a token of a cell that already ended, so the model is never asked", async () => {

@@ -144,10 +144,11 @@ describe("startGateway", () => {
       const plain = await sdk.messages.create({ model: "claude-haiku-4-5", max_tokens: 10, messages: [{ role: "user", content: "y" }] });
       expect(plain.usage.output_tokens).toBe(2);
       const [streamed, nonStreamed] = await rows();
-      expect(streamed).toMatchObject({ cell_id: "cell-sdk", stream: true, usage: { input_tokens: 10, output_tokens: 12 }, sse_conformant: true });
+      expect(streamed).toMatchObject({ cell_id: "cell-sdk", stream: true, message_id: "msg_test", usage: { input_tokens: 10, output_tokens: 12 }, sse_conformant: true });
       expect(nonStreamed).toMatchObject({
         cell_id: "cell-sdk",
         stream: false,
+        message_id: "msg_2",
         sse_conformant: null,
         usage: { input_tokens: 4, output_tokens: 2, cache_read_input_tokens: null, cache_creation_input_tokens: null },
         cost_usd: null,

@@ -56,8 +56,21 @@ describe("aggregate", () => {
       diff_files: 2,
       diff_insertions: 30,
       diff_deletions: 5,
+      // Rows without wire_cost_usd predate the gateway: their CLI cost is their cost of record.
       cost_usd: (0.6 + 0.7) / 2,
+      cli_cost_usd: (0.6 + 0.7) / 2,
     });
+  });
+
+  it("takes the gateway's wire cost as the cost of record and keeps the CLI's beside it", () => {
+    // The wire sees what the CLI's figure misses (a subagent, a request outside the CLI); the gate must read the wire.
+    const result = aggregate([row({ cost_usd: 0.1, wire_cost_usd: 0.3 }), row({ cost_usd: 0.2, wire_cost_usd: 0.5 })]);
+    expect(result.cost_usd).toBeCloseTo(0.4, 12);
+    expect(result.cli_cost_usd).toBeCloseTo(0.15, 12);
+    // An unpriced wire cost stays unknown, never falling back to the CLI's figure or becoming 0.
+    const unpriced = aggregate([row({ cost_usd: 0.1, wire_cost_usd: null }), row({ cost_usd: 0.2, wire_cost_usd: 0.5 })]);
+    expect(unpriced.cost_usd).toBeNull();
+    expect(unpriced.cli_cost_usd).toBeCloseTo(0.15, 12);
   });
 
   it.each(["session-error", "infra-error", "evidence-unverified", "cleanup-failure", "review-evidence-invalid", "cancelled"] as const)(

@@ -25,6 +25,20 @@ function collectEvidenceFailures(row: GateRow): string[] {
   return kinds;
 }
 
+/**
+ * A row's cost of record: the gateway's priced wire usage (`wire_cost_usd`: every request of the cell's token,
+ * subagents, retries and any spend outside the CLI included). A row that predates the gateway (no such field at all,
+ * e.g. the original harness's) falls back to its CLI `cost_usd`; a present null stays null (unpriced is never 0).
+ */
+export function costOfRecord(row: GateRow): number | null {
+  return row.wire_cost_usd !== undefined ? row.wire_cost_usd : (row.cost_usd ?? null);
+}
+
+/** The median of every value, or null when there is none or any is unknown (reference §5.2 null-cost rule). */
+function medianOrNull(values: readonly (number | null)[]): number | null {
+  return values.length === 0 || values.some((value) => value === null) ? null : median(values as number[]);
+}
+
 function countBy<T>(items: readonly T[], predicate: (item: T) => boolean): number {
   let total = 0;
   for (const item of items) if (predicate(item)) total += 1;
@@ -33,8 +47,9 @@ function countBy<T>(items: readonly T[], predicate: (item: T) => boolean): numbe
 
 /**
  * Aggregates the rows of one task × arm exactly as reference §5.2 (medians over valid rows, null-cost rule, fresh vs
- * reused health counts, review metric medians with min for blocker recall); trusts rows already parsed through
- * the row contract and refuses an empty list (throws RangeError, there is nothing to aggregate).
+ * reused health counts, review metric medians with min for blocker recall); `cost_usd` is the median cost of record
+ * ({@link costOfRecord}), `cli_cost_usd` the median of the CLI's own figure beside it. Trusts rows already parsed
+ * through the row contract and refuses an empty list (throws RangeError, there is nothing to aggregate).
  */
 export function aggregate(rows: readonly GateRow[]): Aggregate {
   const first = rows[0];
@@ -46,8 +61,8 @@ export function aggregate(rows: readonly GateRow[]): Aggregate {
   for (const field of MEDIAN_FIELDS) {
     medians[field] = medianSource.length === 0 ? 0 : median(medianSource.map((row) => row[field] ?? 0));
   }
-  const costs = valid.map((row) => row.cost_usd ?? null);
-  const costUsd = costs.length === 0 || costs.some((cost) => cost === null) ? null : median(costs as number[]);
+  const costUsd = medianOrNull(valid.map(costOfRecord));
+  const cliCostUsd = medianOrNull(valid.map((row) => row.cost_usd ?? null));
 
   const fresh = rows.filter((row) => row.reused !== true);
   const healthReasons = new Set<string>();
@@ -88,6 +103,7 @@ export function aggregate(rows: readonly GateRow[]): Aggregate {
     error_kinds: errorKinds,
     ...medians,
     cost_usd: costUsd,
+    cli_cost_usd: cliCostUsd,
   };
 
   if (valid.some((row) => row.review_weighted_f1 !== undefined)) {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { implementationPolicy, makeAggregate } from "../test/support/aggregates.js";
 import { MAIN_LOOP_ONLY_WARNING } from "./constants.js";
+import { aggregateByTaskArm } from "./aggregate.js";
 import { evaluateImplementationCandidate } from "./evaluate-implementation-candidate.js";
-import type { Aggregate, AggregatedResults, ImplementationPolicy } from "./schema.js";
+import type { Aggregate, AggregatedResults, GateRow, ImplementationPolicy } from "./schema.js";
 
 type Pair = readonly [Partial<Aggregate>, Partial<Aggregate>];
 
@@ -25,6 +26,16 @@ function decide(pairs: Readonly<Record<string, Pair>>, policy: Partial<Implement
 const cheaper = (cost: number): Pair => [{ cost_usd: 1.0 }, { cost_usd: cost }];
 
 describe("evaluateImplementationCandidate", () => {
+  it("decides cost_usd on the cost of record (wire), not on the CLI's own figure", () => {
+    // The candidate looks 50% cheaper to the CLI but spends more on the wire (e.g. requests its CLI never shows).
+    const rows = (arm: "workflow" | "candidate_workflow", cli: number, wire: number): GateRow[] => [0, 1, 2].map(() => ({ task: "a", arm, class: "trivial", error_kind: null, resolved: true, cost_usd: cli, wire_cost_usd: wire, input_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1, duration_s: 1, num_turns: 1, diff_files: 1, diff_insertions: 1, diff_deletions: 0, transcript_missing: false }));
+    const aggregated = aggregateByTaskArm([...rows("workflow", 1.0, 1.0), ...rows("candidate_workflow", 0.5, 1.2)]);
+    const result = evaluateImplementationCandidate({ results: aggregated, incumbentArm: "workflow", candidateArm: "candidate_workflow", policy: implementationPolicy({}), model: "claude-x" });
+    expect(aggregated["a"]?.["candidate_workflow"]).toMatchObject({ cost_usd: 1.2, cli_cost_usd: 0.5 });
+    expect(result.decision).toBe("keep_incumbent");
+    expect(result.tasks[0]?.improvement_pct).toBe(-20);
+  });
+
   describe("median improvement threshold", () => {
     it.each([
       [0.95, "promote", 5.0],

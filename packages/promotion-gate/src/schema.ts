@@ -34,6 +34,7 @@ export const GateRowSchema = ParsedRowSchema.pick({
   transcript_missing: true,
   review_evidence_valid: true,
   cost_usd: true,
+  wire_cost_usd: true,
   input_tokens: true,
   cache_creation_input_tokens: true,
   cache_read_input_tokens: true,
@@ -93,7 +94,10 @@ export const AggregateSchema = z.object({
   diff_files: z.number().finite(),
   diff_insertions: z.number().finite(),
   diff_deletions: z.number().finite(),
+  /** The median cost of record: rows' `wire_cost_usd` (their CLI `cost_usd` only for rows that predate the gateway). */
   cost_usd: z.number().finite().nullable(),
+  /** The median of rows' CLI-reported `cost_usd`, shown beside the cost of record; absent in older promotion files. */
+  cli_cost_usd: z.number().finite().nullable().optional(),
   review_true_positives: nullableMetric,
   review_false_positives: nullableMetric,
   review_false_negatives: nullableMetric,

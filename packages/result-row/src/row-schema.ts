@@ -147,6 +147,14 @@ const optionalFields = {
   ce_plugin_manifest_digest: z.string().nullable().optional(),
   /** Wall time of each cell stage in milliseconds. */
   timings_ms: z.record(z.string(), z.number().finite().min(0)).optional(),
+  /**
+   * Served requests of the cell's token that its CLI streams do not account for (no message id they show, no tokens
+   * their modelUsage reports): spend outside the CLI, which makes the row evidence-unverified. The pipeline always
+   * writes it; null when the rows were not matched (the cell ended before its sessions were folded).
+   */
+  wire_unaccounted_requests: measuredCount.optional(),
+  /** Priced cost of those requests (already inside `wire_cost_usd`); null when unmatched or one of them was unpriced. */
+  wire_unaccounted_cost_usd: measuredAmount.optional(),
 };
 
 /**

@@ -61,6 +61,19 @@ describe("recordSessionEvidence", () => {
     expect(unchecked.toolUseCounts).toEqual({ Bash: 1, mcp__gitnexus__query: 1 });
   });
 
+  it("hands the cell the stream's assistant message ids and modelUsage tokens to match its wire rows against", async () => {
+    const out = outDir();
+    const withIds = [init, { ...skillCall, message: { ...skillCall.message, id: "msg_a" } }, skillResult, { ...bash, message: { ...bash.message, id: "msg_b" } }, bashResult];
+    const full = { ...result, modelUsage: { "claude-sonnet-4-5": { costBasis: "list", costUSD: 0.01, inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 3, cacheCreationInputTokens: 2 }, "claude-haiku-4-5": { costBasis: "list", costUSD: 0, inputTokens: 1, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } } };
+    const ok = await recordSessionEvidence(work, captured(jsonl([...withIds, full])), context(out));
+    expect(ok).toMatchObject({ assistantMessageIds: ["msg_a", "msg_b"], modelUsageTokens: 22 });
+    // A model entry without its cache counts is not a known total; a killed session keeps the ids it printed.
+    const partial = await recordSessionEvidence(work, captured(jsonl([...withIds, result])), { ...context(out), transcriptPrefix: "partial-run0" });
+    expect(partial.modelUsageTokens).toBeNull();
+    const killed = await recordSessionEvidence(work, captured(jsonl(withIds), { state: "timeout", exitCode: null }), { ...context(out), transcriptPrefix: "killed-run0" });
+    expect(killed).toMatchObject({ ok: false, assistantMessageIds: ["msg_a", "msg_b"], modelUsageTokens: null });
+  });
+
   it.each([
     ["an event after the result", jsonl([init, skillCall, skillResult, bash, result, { type: "assistant", message: { content: [{ type: "text", text: TOKEN }] } }]), "EVIDENCE_EVENT_AFTER_RESULT"],
     ["a malformed line", `${jsonl([init, skillCall])}{"type":"assistant","message":{"content":"${TOKEN}"\n${jsonl([skillResult, result])}`, "EVIDENCE_MALFORMED_LINE"],

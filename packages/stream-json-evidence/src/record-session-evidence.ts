@@ -4,11 +4,12 @@ import { countToolUses } from "./count-tool-uses.js";
 import { decideSessionEvidence, type SessionEvidence } from "./decide-session-evidence.js";
 import { describeStreamEnd, type StreamEnd } from "./describe-stream-end.js";
 import { isEvidenceError } from "./errors.js";
+import { listAssistantMessageIds } from "./list-assistant-message-ids.js";
 import { parseEvidenceBytes } from "./parse-evidence-stream.js";
 import { proveSkillUse } from "./prove-skill-use.js";
 import { redactTranscript, type TranscriptArtifact } from "./redact-transcript.js";
 import { salvageTranscript } from "./salvage-transcript.js";
-import { summarizeUsage, type TokenUsage } from "./summarize-usage.js";
+import { summarizeUsage, type ModelUsageTotals, type TokenUsage } from "./summarize-usage.js";
 import { writeTranscriptArtifact, type TranscriptArtifactRecord } from "./write-transcript-artifact.js";
 
 /** Which session the bytes belong to: its phase (kept apart in transcript names) and the skill it must prove, if any. */
@@ -39,6 +40,26 @@ export interface RecordedSession<P extends string = string> {
   readonly cancelled: boolean;
   /** Where the parent-captured stream stopped (a session without a result event: in a tool call or a model turn). */
   readonly streamEnd: StreamEnd;
+  /**
+   * The assistant message ids the stream shows (evidence window, or a killed session's complete events; empty when
+   * nothing parsed): what the cell matches the gateway's wire rows against.
+   */
+  readonly assistantMessageIds: readonly string[];
+  /**
+   * Input + output + cache tokens over every `modelUsage` entry of the result (main loop and subagents); null when the
+   * stream did not parse or an entry lacks a count. With the message ids, what the cell's wire rows are matched against.
+   */
+  readonly modelUsageTokens: number | null;
+}
+
+function sumModelUsageTokens(models: readonly ModelUsageTotals[]): number | null {
+  let sum = 0;
+  for (const m of models) {
+    const counts = [m.inputTokens, m.outputTokens, m.cacheReadInputTokens, m.cacheCreationInputTokens];
+    if (counts.some((count) => count === null)) return null;
+    for (const count of counts) sum += count ?? 0;
+  }
+  return sum;
 }
 
 /** What the sandbox handed back for one session: the parent-captured stdout and how the process ended. */
@@ -128,5 +149,7 @@ export async function recordSessionEvidence<P extends string>(spec: SessionToRec
     artifact,
     cancelled: captured.state === "cancelled",
     streamEnd: describeStreamEnd(parse),
+    assistantMessageIds: listAssistantMessageIds(parse.ok ? parse.value.events : (parse.partialEvents ?? [])),
+    modelUsageTokens: usage === null ? null : sumModelUsageTokens(usage.models),
   };
 }

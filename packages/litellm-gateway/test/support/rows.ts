@@ -16,6 +16,7 @@ export function makeRow(overrides: Partial<UsageRow> = {}): UsageRow {
     model_served: "claude-sonnet-4-5",
     http_status: 200,
     upstream_request_id: "req_1",
+    message_id: "msg_1",
     outcome: "ok",
     usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 2, cache_creation_input_tokens: 1 },
     cost_usd: 0.001,

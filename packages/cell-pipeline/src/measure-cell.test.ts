@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { redactPatch } from "./measure-cell.js";
+
+const TOKEN = "sk-wfb-0123456789abcdef0123456789abcdef0123456789abcdef";
+
+describe("redactPatch", () => {
+  it("replaces the cell's token in a patch and keeps every other byte, non-UTF-8 ones included", () => {
+    const head = Buffer.from("diff --git a/leak.txt b/leak.txt\n+", "latin1");
+    const binary = Buffer.from([0xff, 0xfe, 0x80, 0x0a]);
+    const patch = Buffer.concat([head, Buffer.from(`${TOKEN}\n+`, "latin1"), binary]);
+    const out = redactPatch(patch, [TOKEN]);
+    expect(out.toString("latin1")).not.toContain(TOKEN);
+    expect(out.includes(Buffer.from("[REDACTED]\n+", "latin1"))).toBe(true);
+    expect(out.subarray(out.length - binary.length)).toEqual(binary);
+    expect(out.subarray(0, head.length)).toEqual(head);
+  });
+
+  it("returns the very same buffer when there is nothing to redact", () => {
+    const patch = Buffer.from("diff --git a/x b/x\n+plain\n", "utf8");
+    expect(redactPatch(patch, [TOKEN])).toBe(patch);
+  });
+});
