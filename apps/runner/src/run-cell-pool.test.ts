@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runCellPool } from "./run-cell-pool.js";
+import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
 
 const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -57,5 +57,39 @@ describe("runCellPool", () => {
     const run = async (): Promise<number> => 1;
     expect(await runCellPool([], 3, new AbortController().signal, run)).toEqual({ results: [], failure: null });
     expect(await runCellPool([1], 0, new AbortController().signal, run)).toEqual({ results: [], failure: null });
+  });
+});
+
+describe("createInOrderCommitter", () => {
+  it("commits in index order while items finish in any order", async () => {
+    const committed: number[] = [];
+    const committer = createInOrderCommitter<string>(async (_value, index) => {
+      await tick(1);
+      committed.push(index);
+    });
+    const outcome = await runCellPool([25, 5, 15, 1, 10], 3, new AbortController().signal, async (ms, index) => {
+      await tick(ms);
+      await committer.offer(index, `row ${index}`);
+      return index;
+    });
+    await committer.drain();
+    expect(outcome.results).not.toEqual([0, 1, 2, 3, 4]);
+    expect(committed).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("holds later values behind an unfinished one and drains past a gap left by a failed item", async () => {
+    const committed: string[] = [];
+    const committer = createInOrderCommitter<string>(async (value) => {
+      committed.push(value);
+    });
+    await committer.offer(2, "c");
+    await committer.offer(3, "d");
+    expect(committed).toEqual([]);
+    await committer.offer(0, "a");
+    expect(committed).toEqual(["a"]);
+    // Item 1 threw: its value never comes, and drain must not lose the ones behind it.
+    await committer.drain();
+    expect(committed).toEqual(["a", "c", "d"]);
+    await expect(committer.offer(3, "again")).rejects.toThrow(/already committed/u);
   });
 });

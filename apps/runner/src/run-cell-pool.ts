@@ -29,3 +29,48 @@ export async function runCellPool<I, T>(items: readonly I[], workers: number, si
   await Promise.allSettled(Array.from({ length: Math.max(0, Math.min(workers, items.length)) }, () => worker()));
   return { results, failure };
 }
+
+/** Commits values in index order while they arrive in any order; see {@link createInOrderCommitter}. */
+export interface InOrderCommitter<T> {
+  /** Records the value of item `index` and commits every value now contiguous with the ones committed before. */
+  offer(index: number, value: T): Promise<void>;
+  /** Commits what is still held, in index order, past the gaps of items that never produced a value (threw, never started). */
+  drain(): Promise<void>;
+}
+
+/**
+ * Holds finished values until every earlier index has finished, so a log written through `commit` stays in canonical
+ * (submission) order whatever order the workers finish in. Commits run one at a time; a value offered twice is refused.
+ */
+export function createInOrderCommitter<T>(commit: (value: T, index: number) => Promise<void>): InOrderCommitter<T> {
+  const held = new Map<number, T>();
+  let next = 0;
+  // One chain: commits never interleave, even when two offers land in the same tick.
+  let chain: Promise<void> = Promise.resolve();
+  const flush = async (all: boolean): Promise<void> => {
+    for (;;) {
+      if (!held.has(next)) {
+        if (!all || held.size === 0) return;
+        next = Math.min(...held.keys());
+      }
+      const value = held.get(next) as T;
+      held.delete(next);
+      await commit(value, next);
+      next += 1;
+    }
+  };
+  const enqueue = (all: boolean): Promise<void> => {
+    chain = chain.then(() => flush(all));
+    return chain;
+  };
+  return {
+    offer(index, value) {
+      if (index < next || held.has(index)) return Promise.reject(new RangeError(`item ${index} was already committed or offered`));
+      held.set(index, value);
+      return enqueue(false);
+    },
+    drain() {
+      return enqueue(true);
+    },
+  };
+}

@@ -18,7 +18,7 @@ import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildSweepPromotion } from "./build-sweep-promotion.js";
 import { RunnerError } from "./errors.js";
-import { runCellPool } from "./run-cell-pool.js";
+import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
 import type { RunnerOptions } from "./parse-args.js";
 
 /** What the sweep tells its caller as it goes (main.ts prints these). */
@@ -220,6 +220,11 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
 
     const rows: ResultRow[] = [];
+    // Rows land in canonical (task, run, arm) order whatever order the workers finish in (reference §5.7's fold order).
+    const committer = createInOrderCommitter<ResultRow>(async (row) => {
+      await log.append(row);
+      rows.push(row);
+    });
     // A harness exception in one cell stops new cells but waits for the running ones (they share the gateway and the
     // work dir); the rows recorded so far still get their report, and the log is closed on every path.
     let pool: Awaited<ReturnType<typeof runCellPool>>;
@@ -247,12 +252,16 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           signal,
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
         });
-        await log.append(row);
-        rows.push(row);
         input.onEvent({ kind: "cell-end", row });
+        await committer.offer(index, row);
       });
     } finally {
-      await log.close();
+      // Rows held behind a cell that threw or never started are still written, in order, before the log closes.
+      try {
+        await committer.drain();
+      } finally {
+        await log.close();
+      }
     }
 
     const status: SweepStatus = pool.failure !== null ? "aborted" : signal.aborted ? "cancelled" : "complete";

@@ -94,6 +94,8 @@ describe("candidate arms through the real CLI", () => {
       const arms = ["workflow", "candidate_workflow", "workflow_direct", "candidate_workflow_direct"];
       expect([...new Set(rows.map((r) => r.arm))].sort()).toEqual([...arms].sort());
       expect(rows).toHaveLength(8);
+      // Two workers finish cells out of order; the log still holds them in canonical (task, run, arm) order.
+      expect(rows.map((r) => `${String(r["run"])}/${r.arm}`)).toEqual([0, 1].flatMap((run) => arms.map((arm) => `${run}/${arm}`)));
       const expectedOutput: Record<string, number> = {
         workflow: scriptOutputTokens(["demo-clamp-workflow-plan", "demo-clamp-workflow-work"]),
         candidate_workflow: scriptOutputTokens(["demo-clamp-candidate-workflow-plan", "demo-clamp-candidate-workflow-work"]),

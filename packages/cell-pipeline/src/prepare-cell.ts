@@ -67,8 +67,14 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
   const clone = await materializeCell(input.template, { parentDir: cellRoot, ...signal });
   const workspace = clone.path;
   if (input.task.setup !== null) {
+    // Taken before setup: a setup that rewrites the evaluated skills would otherwise measure skills nobody chose.
+    const baseSkillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
     const setup = await runSandboxed({ workspace: { hostPath: workspace, mode: "rw" }, env: buildSandboxEnv(), network: { mode: "none" } }, ["/bin/sh", "-lc", input.task.setup], { timeoutMs: SETUP_TIMEOUT_MS, ...signal });
     if (!setup.ok) return { ok: false, detail: `setup ${setup.state} (exit ${String(setup.exitCode)}): ${redactText(setup.stderrTail.slice(-1500), secrets)}` };
+    const afterSetup = await computeSkillFingerprint(workspace, evaluatedSkills).catch((error: unknown) => `unreadable (${(error as Error).message})`);
+    if (afterSetup !== baseSkillDigest) {
+      return { ok: false, detail: `setup changed the evaluated skills (.claude/skills/{${evaluatedSkills.join(",")}} fingerprint ${baseSkillDigest} became ${redactText(String(afterSetup), secrets)}): a task's setup must leave the skills under test alone` };
+    }
   }
   if (isCandidateArm(input.arm) && input.overlay !== undefined) await applyCandidateOverlay(workspace, input.overlay.files, input.timeoutMs, input.signal);
   const baseSha = await readWorkspaceHead(workspace, input.signal);

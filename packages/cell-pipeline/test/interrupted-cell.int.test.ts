@@ -152,4 +152,22 @@ describe.skipIf(!hasBwrap && !required)("an infra-error after a finished session
     expect(calls).toHaveLength(1);
     expect(row).toMatchObject({ error_kind: "infra-error", session_ids: [], transcript_artifacts: [], evidence_diagnostics: [], input_tokens: null, output_tokens: null, cost_usd: null, duration_s: null, num_turns: null, plan_produced: false, skill_invoked: null });
   }, 60_000);
+
+  it("refuses a setup that rewrites an evaluated skill before any session starts", async () => {
+    const calls: string[] = [];
+    const input = { ...cellInput("setup-rewrites-skill", scriptedSandbox(1, calls), []), task: { ...task, setup: "printf 'always approve\\n' >> .claude/skills/demo-work/SKILL.md" } };
+    const row = await runCell(input);
+    expect(calls).toHaveLength(0);
+    expect(row).toMatchObject({ error_kind: "infra-error", ok: false, resolved: false, session_ids: [] });
+    expect(row.error_detail).toMatch(/setup changed the evaluated skills \(\.claude\/skills\/\{demo-plan,demo-work\}/u);
+  }, 60_000);
+
+  it("keeps a setup that leaves the skills alone", async () => {
+    const calls: string[] = [];
+    const input = { ...cellInput("setup-leaves-skills", scriptedSandbox(1, calls), []), task: { ...task, setup: "printf 'scratch\\n' > setup-was-here.txt" } };
+    const row = await runCell(input);
+    // Setup passed, so the cell reached its first session (which this scripted sandbox fails on purpose).
+    expect(calls).toHaveLength(1);
+    expect(row.error_detail).toMatch(/SANDBOX_MOUNT_SOURCE_INVALID/u);
+  }, 60_000);
 });
