@@ -85,9 +85,15 @@ async function main(): Promise<number> {
         "",
       ].join("\n"),
     );
+    for (const arm of summary.health) {
+      const reasons = arm.reasons.length === 0 ? "" : `; reasons ${arm.reasons.join(", ")}`;
+      process.stdout.write(`[health] ${arm.arm}: ${arm.status} (fresh ${arm.freshAttempts}, admissible ${arm.admissible}, execution failures ${arm.executionFailures}, evidence failures ${arm.evidenceFailures}${reasons})\n`);
+    }
     if (summary.status === "cancelled") return EXIT_CANCELLED;
     if (summary.unusableArms.length > 0) {
-      process.stderr.write(`wfbench runner: arm(s) ${summary.unusableArms.join(", ")} produced no admissible run (see error_kind in results.jsonl)\n`);
+      for (const arm of summary.unusableArms) {
+        process.stderr.write(`wfbench runner: arm ${arm} produced no usable measurement this sweep. cause=undetermined — read error_kind and error_detail of its rows in results.jsonl and the transcripts before trusting any comparison with it\n`);
+      }
       return EXIT_OUTAGE;
     }
     return EXIT_OK;

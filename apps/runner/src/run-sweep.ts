@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, type SweepStatus } from "@wfbench/bench-report";
 import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
-import { computeOverlayDigest, formatPromotionFile, listMirrorTargets, type Promotion } from "@wfbench/promotion-gate";
+import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
-import { isCandidateArm, isExcludedErrorKind, type Arm, type ResultRow } from "@wfbench/result-row";
+import { isCandidateArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { removeTree, writeFileAtomic } from "@wfbench/durable-fs";
@@ -36,7 +36,9 @@ export interface SweepSummary {
   readonly reportPath: string;
   readonly rows: number;
   readonly status: SweepStatus;
-  /** Arms with no admissible row (every attempt an execution or evidence failure). */
+  /** Measurement health of each checked arm (reference §5.8: candidate arms, review, ce_review), code-point order. */
+  readonly health: readonly ArmHealth[];
+  /** Checked arms whose every fresh attempt was an execution or evidence failure (status UNUSABLE). */
   readonly unusableArms: readonly string[];
   readonly elapsedMs: number;
   /** promotion.json's path and each candidate arm's decision, when candidate arms ran. */
@@ -311,12 +313,11 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
       throw new RunnerError("RUNNER_CELL_FAILED", `[${cell?.task.id ?? "?"}][${cell?.arm ?? "?"}][run ${cell?.run ?? "?"}] the harness failed (${redactText(what, [])}); the other cells finished and ${reportPath} reports the ${rows.length} row(s) recorded`, { cause });
     }
-    const unusableArms = arms.filter((arm) => {
-      const armRows = rows.filter((row) => row.arm === arm);
-      return armRows.length > 0 && armRows.every((row) => isExcludedErrorKind(row.error_kind));
-    });
+    // Reference §5.8: judged after report and promotion are written, over candidate arms, review and ce_review only.
+    const health = assessMeasurementHealth(aggregateByTaskArm(rows));
+    const unusableArms = health.filter((arm) => arm.status === "UNUSABLE").map((arm) => arm.arm);
     finished = true;
-    return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, unusableArms, elapsedMs: Date.now() - started, promotion: promotionSummary };
+    return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, health, unusableArms, elapsedMs: Date.now() - started, promotion: promotionSummary };
   } finally {
     if (gateway !== null) {
       const seen = gateway.connectionStats();

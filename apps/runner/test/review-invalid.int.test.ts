@@ -31,6 +31,9 @@ describe("review cells with an unusable artifact", () => {
   it.skipIf(tools.skip)("run only the review arm and exit 1: the arm has no admissible run", () => {
     expect(result.code, `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`).toBe(1);
     expect(rows.map((row) => `${String(row["task"])}/${String(row["arm"])}`)).toEqual(["review-truncated/review", "review-unwritten/review"]);
+    // Reference §5.8: one health line per checked arm, and the unusable one named with an undetermined cause.
+    expect(result.stdout).toContain("[health] review: UNUSABLE (fresh 2, admissible 0, execution failures 0, evidence failures 2; reasons review-evidence-invalid)");
+    expect(result.stderr).toContain("arm review produced no usable measurement this sweep. cause=undetermined");
   });
 
   it.skipIf(tools.skip)("turn truncated JSON into review-evidence-invalid with null scores, keeping the copied artifact", () => {

@@ -50,6 +50,8 @@ export type {
 export { parseResultRows } from "./parse-result-rows.js";
 export type { RowRefusal } from "./parse-result-rows.js";
 export { aggregate, aggregateByTaskArm, isValidRow } from "./aggregate.js";
+export { HEALTH_CHECKED_ARMS, assessMeasurementHealth } from "./assess-measurement-health.js";
+export type { ArmHealth, MeasurementHealthStatus } from "./assess-measurement-health.js";
 export { checkAggregate } from "./check-aggregate.js";
 export type { AggregateRefusal } from "./check-aggregate.js";
 export { evaluateImplementationCandidate } from "./evaluate-implementation-candidate.js";
