@@ -74,6 +74,17 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       const byArm = Object.fromEntries(rows.map((r) => [r.arm, r])) as Record<string, Row>;
       const implementation = rows.filter((r) => r["task"] === "demo-clamp");
 
+      // Every row says where its time went: one entry per phase, one per session the arm ran, and the cell's total.
+      const sessionsOf: Record<string, number> = { workflow: 2, workflow_direct: 1, baseline: 1, review: 1 };
+      for (const row of rows) {
+        const timings = row["timings_ms"] as Record<string, number>;
+        const sessions = Array.from({ length: sessionsOf[row.arm] ?? 0 }, (_, i) => `session_${i + 1}`);
+        expect(Object.keys(timings).sort(), row.arm).toEqual(["capture", "cleanup", "materialize", "oracle", "setup", "total", "verify", ...sessions].sort());
+        const inside = sessions.reduce((sum, key) => sum + (timings[key] ?? 0), 0);
+        expect(timings["total"] ?? 0, row.arm).toBeGreaterThanOrEqual(inside);
+      }
+      expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/Harness overhead: median \d+\.\d\d s per cell \(max \d+\.\d\d s over 4 cell\(s\)\)/u);
+
       // Skill proof from the parent-captured stream: the workflow arms invoked their skills, the baseline did not.
       expect(byArm["workflow"]?.["skill_invoked"]).toBe(true);
       expect(byArm["workflow_direct"]?.["skill_invoked"]).toBe(true);

@@ -128,6 +128,20 @@ describe("renderReport", () => {
       expect(render([row("baseline", 0, { wire_unaccounted_requests: 0 })])).not.toContain("outside their CLI");
     });
 
+    it("prints the harness overhead from timings_ms: cell total minus session wall time, median over timed cells", () => {
+      const timed = (total: number, sessions: number[], phases: Record<string, number>) => ({ timings_ms: { total, ...Object.fromEntries(sessions.map((ms, i) => [`session_${i + 1}`, ms])), ...phases } });
+      const text = render([
+        row("workflow", 0, timed(5000, [2000, 2500], { materialize: 100, setup: 200, verify: 150, oracle: 40, capture: 10, cleanup: 0 })),
+        row("workflow", 1, timed(3000, [2700], { materialize: 120, setup: 80, verify: 50, oracle: 30, capture: 20, cleanup: 0 })),
+        row("baseline", 0, timed(1234, [1000], { materialize: 140, setup: 60, verify: 10, oracle: 10, capture: 14, cleanup: 0 })),
+        row("baseline", 1),
+      ]);
+      // Overheads 500, 300 and 234 ms: median 0.30 s, max 0.50 s; the untimed row does not count.
+      expect(text).toContain("Harness overhead: median 0.30 s per cell (max 0.50 s over 3 cell(s))");
+      expect(text).toContain("Per-phase medians: materialize 0.12 s, setup 0.08 s, verify 0.05 s, oracle 0.03 s, capture 0.01 s, cleanup 0.00 s");
+      expect(render([row("baseline", 0)])).not.toContain("## Harness overhead");
+    });
+
     it("prints the gateway's wire medians, n/a when a row lacks them", () => {
       const text = render([row("baseline", 0), row("workflow", 0, { wire_cost_usd: null })]);
       expect(text).toContain("| t1 | baseline | 4 | 1000 | 100 | 500 | 50 | 0.0120 |");

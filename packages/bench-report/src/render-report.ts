@@ -122,6 +122,33 @@ function renderPromotionSection(promotion: Promotion): string[] {
 }
 
 /** Parses every row through the row contract; the first refusal names its index and field. */
+const OVERHEAD_PHASES = ["materialize", "setup", "verify", "oracle", "capture", "cleanup"] as const;
+
+function seconds2(ms: number): string {
+  return roundHalfEven(ms / 1000, 2).toFixed(2);
+}
+
+/**
+ * The harness's own time per cell from `timings_ms`: the cell's total minus its sessions' wall time (model time and CLI
+ * start-up live inside the sessions), as a median over the cells that recorded timings; nothing when none did.
+ */
+function renderHarnessOverhead(rows: readonly ParsedRow[]): string[] {
+  const timed = rows.filter((row) => row.timings_ms?.["total"] !== undefined);
+  if (timed.length === 0) return [];
+  const overhead = timed.map((row) => {
+    const timings = row.timings_ms ?? {};
+    const sessions = Object.entries(timings).filter(([phase]) => phase.startsWith("session_")).reduce((sum, [, ms]) => sum + ms, 0);
+    return Math.max(0, (timings["total"] ?? 0) - sessions);
+  });
+  const phases = OVERHEAD_PHASES.map((phase) => `${phase} ${seconds2(median(timed.map((row) => row.timings_ms?.[phase] ?? 0)))} s`);
+  return [
+    "## Harness overhead",
+    "",
+    `Harness overhead: median ${seconds2(median(overhead))} s per cell (max ${seconds2(Math.max(...overhead))} s over ${timed.length} cell(s)): the cell's wall time outside its CLI sessions, so model time and CLI start-up are excluded. Per-phase medians: ${phases.join(", ")} (\`timings_ms\` in results.jsonl).`,
+    "",
+  ];
+}
+
 function parseRows(rawRows: readonly unknown[]): { ok: true; value: ParsedRow[] } | { ok: false; error: RowRefusal } {
   const rows: ParsedRow[] = [];
   for (const [index, raw] of rawRows.entries()) {
@@ -193,6 +220,7 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
     }
   }
   lines.push("");
+  lines.push(...renderHarnessOverhead(parsed.value));
 
   lines.push("## Run provenance", "");
   lines.push(`- Benchmark model: \`${provenance.benchmarkModel}\`${provenance.upstream === "scripted" ? " (served by the scripted demo model)" : ""}`);

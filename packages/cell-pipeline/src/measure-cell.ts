@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { join } from "node:path";
 import { writeFileExclusive } from "@wfbench/durable-fs";
 import { ORACLE_OUTPUT, createBwrapOracleRunner, isOracleError, readReviewLabels, runHiddenOracle } from "@wfbench/oracle-snapshot";
@@ -7,6 +8,7 @@ import { redactText } from "@wfbench/redact";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import type { RunCellInput } from "./cell-input.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
+import { recordPhase, timePhase } from "./time-phase.js";
 import { recordFields, type CellDraft } from "./empty-row.js";
 import { CellPipelineError } from "./errors.js";
 import { buildWorkspaceGitEnvForSandbox, digestWorkspaceDiff, formatUndiffedMarker, measureWorkspace } from "./inspect-workspace.js";
@@ -97,7 +99,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
   await resetWorkspaceGit(workspace, prepared.harnessGit, prepared.privateRoot);
   const skillsAfter = await computeSkillFingerprint(workspace, cell.evaluatedSkills).catch(() => "unreadable");
 
-  const verify = await runVerify(workspace, input.task.verify, input.timeoutMs, input.signal, cell.reviewDir ?? undefined);
+  const verify = await timePhase(draft, "verify", () => runVerify(workspace, input.task.verify, input.timeoutMs, input.signal, cell.reviewDir ?? undefined));
   const verifyOutput = redactText(verify.output, secrets);
   recordFields(draft, { authored_tests_passed: verify.passed, authored_test_output: verifyOutput, verify_output: verifyOutput });
   let verdict: { passed: boolean; output: string };
@@ -107,19 +109,20 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
     // and are read only now, after the model exited; they never enter a sandbox the model can see.
     const labels = readReviewLabels(input.oracle);
     if (!labels.ok) throw new CellPipelineError("CELL_PIPELINE_REVIEW_LABELS_INVALID", labels.error.message);
-    const scored = scoreReviewArtifact(cell.reviewDir, labels.value);
+    const reviewDir = cell.reviewDir;
+    const scored = await timePhase(draft, "oracle", async () => scoreReviewArtifact(reviewDir, labels.value));
     verdict = { passed: scored.oraclePassed, output: scored.oracleOutput };
     recordFields(draft, { ...scored.fields, review_artifact: await copyReviewArtifact(cell.reviewDir, input.outDir, `${cell.label}.review.json`) });
     reviewInvalid = scored.invalid === null ? null : redactText(scored.invalid, secrets);
   } else {
     try {
-      verdict = await runHiddenOracle(input.oracle, {
+      verdict = await timePhase(draft, "oracle", () => runHiddenOracle(input.oracle, {
         workspaceDir: workspace,
         privateRoot: prepared.privateRoot,
         runner: createBwrapOracleRunner({ env: { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() } }),
         timeoutMs: input.timeoutMs,
         ...(input.signal === undefined ? {} : { signal: input.signal }),
-      });
+      }));
     } catch (error) {
       const state = ranOutOfTime(error);
       if (state === null) throw error;
@@ -130,6 +133,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
 
   const measured = { skillsChanged: skillsAfter !== prepared.skillDigest, verifyPassed: verify.passed, oraclePassed: verdict.passed, reviewInvalid };
   let diffAfter: string;
+  const captureStarted = performance.now();
   try {
     const { churn, patch, undiffed } = await measureWorkspace(workspace, baseSha, prepared.privateRoot, input.signal);
     recordFields(draft, { diff_files: churn.files, diff_insertions: churn.insertions, diff_deletions: churn.deletions });
@@ -146,6 +150,8 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
     // The same git read this workspace before the session (prepareCell), so a refusal now is what the candidate left.
     if (!isRefusal(error)) throw error;
     return { ...measured, diffUnchanged: false, workspaceInvalid: redactText(`the harness's git could not measure the workspace after the session: ${error.message}`, secrets) };
+  } finally {
+    recordPhase(draft, "capture", performance.now() - captureStarted);
   }
   return { ...measured, diffUnchanged: diffAfter === prepared.diffBefore, workspaceInvalid: null };
 }

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SETTINGS_STUB_CONTENT, buildHarnessGitDir, materializeCell, type HarnessGitDir } from "@wfbench/clone-sanitizer";
@@ -8,6 +9,7 @@ import { applyCandidateOverlay } from "./apply-candidate-overlay.js";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import type { RunCellInput } from "./cell-input.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
+import { recordPhase, timePhase } from "./time-phase.js";
 import type { CellDraft } from "./empty-row.js";
 import { digestWorkspaceDiff, readWorkspaceHead } from "./inspect-workspace.js";
 import { resetWorkspaceGit } from "./session-dirs.js";
@@ -64,26 +66,32 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
   const settingsStub = join(privateRoot, "claude-settings-stub.json");
   await writeFile(settingsStub, SETTINGS_STUB_CONTENT, { mode: 0o444, flag: "wx" });
   await chmod(settingsStub, 0o444);
-  const clone = await materializeCell(input.template, { parentDir: cellRoot, ...signal });
+  const clone = await timePhase(draft, "materialize", () => materializeCell(input.template, { parentDir: cellRoot, ...signal }));
   const workspace = clone.path;
-  if (input.task.setup !== null) {
-    // Taken before setup: a setup that rewrites the evaluated skills would otherwise measure skills nobody chose.
-    const baseSkillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
-    const setup = await runSandboxed({ workspace: { hostPath: workspace, mode: "rw" }, env: buildSandboxEnv(), network: { mode: "none" } }, ["/bin/sh", "-lc", input.task.setup], { timeoutMs: SETUP_TIMEOUT_MS, ...signal });
-    if (!setup.ok) return { ok: false, detail: `setup ${setup.state} (exit ${String(setup.exitCode)}): ${redactText(setup.stderrTail.slice(-1500), secrets)}` };
-    const afterSetup = await computeSkillFingerprint(workspace, evaluatedSkills).catch((error: unknown) => `unreadable (${(error as Error).message})`);
-    if (afterSetup !== baseSkillDigest) {
-      return { ok: false, detail: `setup changed the evaluated skills (.claude/skills/{${evaluatedSkills.join(",")}} fingerprint ${baseSkillDigest} became ${redactText(String(afterSetup), secrets)}): a task's setup must leave the skills under test alone` };
+  // Setup is the task's command plus the harness's own steps before the first session (overlay, git dir, digests).
+  const setupStarted = performance.now();
+  try {
+    if (input.task.setup !== null) {
+      // Taken before setup: a setup that rewrites the evaluated skills would otherwise measure skills nobody chose.
+      const baseSkillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
+      const setup = await runSandboxed({ workspace: { hostPath: workspace, mode: "rw" }, env: buildSandboxEnv(), network: { mode: "none" } }, ["/bin/sh", "-lc", input.task.setup], { timeoutMs: SETUP_TIMEOUT_MS, ...signal });
+      if (!setup.ok) return { ok: false, detail: `setup ${setup.state} (exit ${String(setup.exitCode)}): ${redactText(setup.stderrTail.slice(-1500), secrets)}` };
+      const afterSetup = await computeSkillFingerprint(workspace, evaluatedSkills).catch((error: unknown) => `unreadable (${(error as Error).message})`);
+      if (afterSetup !== baseSkillDigest) {
+        return { ok: false, detail: `setup changed the evaluated skills (.claude/skills/{${evaluatedSkills.join(",")}} fingerprint ${baseSkillDigest} became ${redactText(String(afterSetup), secrets)}): a task's setup must leave the skills under test alone` };
+      }
     }
+    if (isCandidateArm(input.arm) && input.overlay !== undefined) await applyCandidateOverlay(workspace, input.overlay.files, input.timeoutMs, input.signal);
+    const baseSha = await readWorkspaceHead(workspace, input.signal);
+    draft.variant_head_sha = baseSha;
+    // Setup is untrusted too: from here on the workspace's .git is the harness's rebuilt one, before and after sessions.
+    const harnessGit = await buildHarnessGitDir({ checkout: workspace, dest: join(privateRoot, "harness-git"), headSha: baseSha, objectFormat: input.template.manifest.object_format });
+    await resetWorkspaceGit(workspace, harnessGit, privateRoot);
+    const skillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
+    draft.skill_digest = skillDigest;
+    const diffBefore = await digestWorkspaceDiff(workspace, baseSha, privateRoot, input.signal);
+    return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore, harnessGit, settingsStub };
+  } finally {
+    recordPhase(draft, "setup", performance.now() - setupStarted);
   }
-  if (isCandidateArm(input.arm) && input.overlay !== undefined) await applyCandidateOverlay(workspace, input.overlay.files, input.timeoutMs, input.signal);
-  const baseSha = await readWorkspaceHead(workspace, input.signal);
-  draft.variant_head_sha = baseSha;
-  // Setup is untrusted too: from here on the workspace's .git is the harness's rebuilt one, before and after sessions.
-  const harnessGit = await buildHarnessGitDir({ checkout: workspace, dest: join(privateRoot, "harness-git"), headSha: baseSha, objectFormat: input.template.manifest.object_format });
-  await resetWorkspaceGit(workspace, harnessGit, privateRoot);
-  const skillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
-  draft.skill_digest = skillDigest;
-  const diffBefore = await digestWorkspaceDiff(workspace, baseSha, privateRoot, input.signal);
-  return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore, harnessGit, settingsStub };
 }

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { HarnessGitDir } from "@wfbench/clone-sanitizer";
@@ -19,6 +20,8 @@ export interface SessionProgress {
   readonly sessions: SessionRecord[];
   /** Whether the plan session produced exactly one plan document; null until a plan session was checked. */
   planProduced: boolean | null;
+  /** Wall time of each session the cell started, in order (CLI start-up and model time included), when tracked. */
+  readonly sessionWallMs?: number[];
 }
 
 /** What an arm's sessions leave for measuring and judging. */
@@ -53,7 +56,12 @@ export interface ArmSessionsInput {
  */
 async function runFreshSession(input: ArmSessionsInput, spec: SessionSpec, extra: Partial<SessionContext> = {}): Promise<SessionRecord> {
   if (input.progress.sessions.length > 0 && input.harnessGit !== undefined) await resetWorkspaceGit(input.workspace, input.harnessGit, input.privateRoot);
-  return runSession(spec, { ...input.context, ...extra, ...(await createSessionDirs(input.privateRoot)) });
+  const started = performance.now();
+  try {
+    return await runSession(spec, { ...input.context, ...extra, ...(await createSessionDirs(input.privateRoot)) });
+  } finally {
+    input.progress.sessionWallMs?.push(Math.round(performance.now() - started));
+  }
 }
 
 type ArmStrategy = (input: ArmSessionsInput, specs: readonly SessionSpec[]) => Promise<ArmSessionsOutcome>;

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { mkdtemp, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { isSanitizerError } from "@wfbench/clone-sanitizer";
@@ -18,6 +19,7 @@ import { prepareCell, type PreparedCell } from "./prepare-cell.js";
 import { runArmSessions, type SessionProgress } from "./run-arm-sessions.js";
 import type { SessionContext, SessionRecord } from "./run-session.js";
 import { summarizeSessions } from "./summarize-sessions.js";
+import { recordPhase, timePhase } from "./time-phase.js";
 
 export type { CellGateway, RunCellInput } from "./cell-input.js";
 
@@ -159,7 +161,8 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
   const evaluatedSkills = listArmSkills(arm, input.skills);
   const draft = emptyRow(input);
   // Outside the try: a harness failure after a session finished must still report what that session measured.
-  const progress: SessionProgress = { sessions: [], planProduced: null };
+  const progress: SessionProgress = { sessions: [], planProduced: null, sessionWallMs: [] };
+  const cellStarted = performance.now();
   const plannedSessions = buildArmSessions(arm, task.prompt, input.skills).length;
   let sessionsFolded = false;
   let sessionsStarted = false;
@@ -205,7 +208,12 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     }
   } finally {
     if (!gateway.revoked) await gateway.revoke().catch(() => undefined);
-    if (cellRoot !== null) await removeCell(cellRoot);
+    if (cellRoot !== null) {
+      const root = cellRoot;
+      await timePhase(draft, "cleanup", () => removeCell(root));
+    }
+    for (const [index, ms] of (progress.sessionWallMs ?? []).entries()) recordPhase(draft, `session_${index + 1}`, ms);
+    recordPhase(draft, "total", performance.now() - cellStarted);
   }
   // Built only now, after the removal was judged: no path may return a row that skipped its cleanup verdict.
   return buildResultRow({ ...draft, recorded_at: now().toISOString() });
