@@ -28,6 +28,11 @@ export interface RunnerOptions {
   /** `--candidate-overlay`: the overlay directory for candidate arms, or null. */
   readonly candidateOverlay: string | null;
   /** The implementation gate's thresholds (reference §2.1 `--promotion-*`). */
+  /** `--base-url`: an Anthropic-compatible endpoint, or null (scripted demo model, or the public API with a key). */
+  readonly baseUrl: string | null;
+  /** `--anthropic-api-key` (sent as x-api-key) / `--auth-token` (sent as Authorization: Bearer); null when not given. */
+  readonly anthropicApiKey: string | null;
+  readonly authToken: string | null;
   readonly promotion: {
     readonly metric: PromotionMetric;
     readonly minRuns: number;
@@ -69,6 +74,10 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --timeout <seconds>   per session, verify and oracle (default 5400)
   --script <file>       scripted-model trajectories (default: tasks/demo/scripted-model.yaml)
   --oracles <dir>       hidden oracle root (default: oracles/)
+  --base-url <url>      an Anthropic-compatible endpoint (https, or http to 127.0.0.1/::1/localhost); needs a key
+  --anthropic-api-key <key>  upstream key sent as x-api-key (default: env WFBENCH_ANTHROPIC_API_KEY)
+  --auth-token <token>  upstream key sent as Authorization: Bearer (env WFBENCH_AUTH_TOKEN is sent as x-api-key)
+                        without a key only the demo suite runs (scripted model); with one, a 1-token canary runs first
   --include-expensive   include tasks marked expensive: true
   --candidate-overlay <dir>   skill overlay (.claude/skills/<skill>/*.md) for the candidate_* arms; without --arms the
                         sweep runs exactly the pairs it requires (a work overlay: workflow candidate_workflow
@@ -115,7 +124,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   const takesList = new Set(["--arms"]);
   const known = new Set([
     "--tasks", "--arms", "--repeats", "--runs", "--out", "--workers", "--model", "--effort", "--timeout", "--script", "--oracles",
-    "--candidate-overlay", "--promotion-metric", "--promotion-min-runs", "--promotion-min-improvement", "--promotion-max-task-regression",
+    "--candidate-overlay", "--base-url", "--anthropic-api-key", "--auth-token", "--promotion-metric", "--promotion-min-runs", "--promotion-min-improvement", "--promotion-max-task-regression",
   ]);
   for (let i = 0; i < argv.length; i += 1) {
     let arg = argv[i] as string;
@@ -211,6 +220,9 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       includeExpensive,
       armsExplicit,
       candidateOverlay,
+      baseUrl: one("--base-url") ?? null,
+      anthropicApiKey: one("--anthropic-api-key") ?? null,
+      authToken: one("--auth-token") ?? null,
       promotion: { metric: metric as PromotionMetric, minRuns, minImprovementPct, maxTaskRegressionPct },
     },
   };
