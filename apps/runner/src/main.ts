@@ -62,7 +62,7 @@ async function main(): Promise<number> {
   const upstream = resolveUpstreamSettings({
     flags: { baseUrl: flags.baseUrl, anthropicApiKey: flags.anthropicApiKey, authToken: flags.authToken },
     env: { anthropicApiKey: gatewayEnv.value.anthropicApiKey },
-    demoSuite: flags.tasks === join(ROOT, "tasks/demo.yaml"),
+    scripted: flags.scriptExplicit ? "script-flag" : flags.tasks === join(ROOT, "tasks/demo.yaml") ? "demo-suite" : null,
   });
   if (!upstream.ok) {
     process.stderr.write(`wfbench runner: ${upstream.error.message}\n`);

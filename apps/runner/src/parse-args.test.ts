@@ -23,6 +23,7 @@ describe("parseArgs", () => {
     expect(result.ok && result.value).toMatchObject({
       tasks: "/repo/tasks/demo.yaml",
       script: "/repo/tasks/demo/scripted-model.yaml",
+      scriptExplicit: false,
       oracles: "/repo/oracles",
       arms: ["workflow", "workflow_direct", "baseline", "review"],
       repeats: 1,

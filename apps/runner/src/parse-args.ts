@@ -21,6 +21,8 @@ export interface RunnerOptions {
   readonly effort: (typeof EFFORTS)[number];
   readonly timeoutS: number;
   readonly script: string;
+  /** True when --script was given: the operator chose the scripted model for this suite. */
+  readonly scriptExplicit: boolean;
   readonly oracles: string;
   readonly includeExpensive: boolean;
   /** True when --arms was given; with an overlay and no --arms the sweep runs exactly the overlay's required arms. */
@@ -72,12 +74,14 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --model <name>        a named, versioned model (default: ${DEMO_MODEL}, served by the scripted model)
   --effort <level>      ${EFFORTS.join(" | ")} (default: xhigh)
   --timeout <seconds>   per session, verify and oracle (default 5400)
-  --script <file>       scripted-model trajectories (default: tasks/demo/scripted-model.yaml)
+  --script <file>       scripted-model trajectories (default: tasks/demo/scripted-model.yaml); given explicitly, the
+                        scripted model serves any suite
   --oracles <dir>       hidden oracle root (default: oracles/)
   --base-url <url>      an Anthropic-compatible endpoint (https, or http to 127.0.0.1/::1/localhost); needs a key
   --anthropic-api-key <key>  upstream key sent as x-api-key (default: env WFBENCH_ANTHROPIC_API_KEY)
   --auth-token <token>  upstream key sent as Authorization: Bearer (env WFBENCH_AUTH_TOKEN is sent as x-api-key)
-                        without a key only the demo suite runs (scripted model); with one, a 1-token canary runs first
+                        without --base-url or a key flag the demo suite (or --script) stays scripted; a real upstream
+                        gets a 1-token canary before the first cell
   --include-expensive   include tasks marked expensive: true
   --candidate-overlay <dir>   skill overlay (.claude/skills/<skill>/*.md) for the candidate_* arms; without --arms the
                         sweep runs exactly the pairs it requires (a work overlay: workflow candidate_workflow
@@ -216,6 +220,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       effort: effort as RunnerOptions["effort"],
       timeoutS,
       script: path("--script", "tasks/demo/scripted-model.yaml"),
+      scriptExplicit: values["--script"] !== undefined,
       oracles: path("--oracles", "oracles"),
       includeExpensive,
       armsExplicit,

@@ -49,10 +49,13 @@ async function deadPort(): Promise<number> {
 }
 
 describe("nx run runner:bench --base-url (a real Anthropic-compatible upstream)", () => {
-  it("refuses a suite other than the demo without a key, naming the variable to set", async () => {
+  it("refuses a suite other than the demo without a key or --script, naming the variable to set", async () => {
     const result = await runRunner(["--tasks", join(REPO_ROOT, "apps/runner/test/fixtures/no-such-suite.yaml")]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("set WFBENCH_ANTHROPIC_API_KEY");
+    const both = await runRunner(["--tasks", join(REPO_ROOT, "tasks/demo.yaml"), "--script", join(REPO_ROOT, "tasks/demo/scripted-model.yaml"), "--base-url", "http://127.0.0.1:9"], { env: { WFBENCH_ANTHROPIC_API_KEY: KEY } });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--script selects the scripted model");
   });
 
   it("refuses plain http to a non-loopback host and userinfo in the URL, naming --base-url", async () => {

@@ -25,7 +25,7 @@ export type UpstreamSettings = { readonly kind: "scripted" } | RealUpstreamSetti
 
 /** Why the flags and env could not be turned into an upstream; `flag` names what to fix. */
 export interface UpstreamSettingsError {
-  readonly code: "BASE_URL_INVALID" | "BASE_URL_INSECURE" | "BASE_URL_USERINFO" | "KEY_MISSING" | "KEY_CONFLICT";
+  readonly code: "BASE_URL_INVALID" | "BASE_URL_INSECURE" | "BASE_URL_USERINFO" | "KEY_MISSING" | "KEY_CONFLICT" | "SCRIPT_CONFLICT";
   readonly flag: string;
   readonly message: string;
 }
@@ -41,13 +41,22 @@ function refuse(code: UpstreamSettingsError["code"], flag: string, message: stri
   return { ok: false, error: { code, flag, message } };
 }
 
+/** Whether the operator chose the scripted model: the embedded demo suite (the default), an explicit script, or neither. */
+export type ScriptedChoice = "demo-suite" | "script-flag" | null;
+
 /**
- * Decides the upstream from flags and the env snapshot (flag beats env). Refuses a base URL that is not https (http
- * only to loopback) or carries userinfo, a suite other than the demo without a key, and both key flags at once.
- * Messages never contain the key.
+ * Decides the upstream from flags and the env snapshot (flag beats env). The scripted model serves the demo suite and
+ * an explicit `--script` unless `--base-url` or a key flag is given; an env key alone routes every other suite to the
+ * real API. Refuses a base URL that is not https (http only to loopback) or carries userinfo, a non-demo suite
+ * without a key, both key flags at once, and `--script` beside a real upstream. Messages never contain the key.
  */
-export function resolveUpstreamSettings(input: { readonly flags: UpstreamFlags; readonly env: UpstreamEnvKeys; readonly demoSuite: boolean }): Result<UpstreamSettings, UpstreamSettingsError> {
+export function resolveUpstreamSettings(input: { readonly flags: UpstreamFlags; readonly env: UpstreamEnvKeys; readonly scripted: ScriptedChoice }): Result<UpstreamSettings, UpstreamSettingsError> {
   const { flags } = input;
+  const realRequested = flags.baseUrl !== null || flags.anthropicApiKey !== null || flags.authToken !== null;
+  if (!realRequested && input.scripted !== null) return { ok: true, value: { kind: "scripted" } };
+  if (realRequested && input.scripted === "script-flag") {
+    return refuse("SCRIPT_CONFLICT", "--script", "--script selects the scripted model, but --base-url or a key flag selects a real upstream: pass one of them");
+  }
   if (flags.anthropicApiKey !== null && flags.authToken !== null) {
     return refuse("KEY_CONFLICT", "--auth-token", "--anthropic-api-key and --auth-token both given: pass one (x-api-key or Authorization: Bearer)");
   }
@@ -71,7 +80,6 @@ export function resolveUpstreamSettings(input: { readonly flags: UpstreamFlags; 
   const flagKey = flags.authToken ?? flags.anthropicApiKey;
   const apiKey = flagKey !== null && flagKey.trim() !== "" ? flagKey.trim() : input.env.anthropicApiKey;
   if (apiKey === undefined || apiKey === "") {
-    if (flags.baseUrl === null && input.demoSuite) return { ok: true, value: { kind: "scripted" } };
     const why = flags.baseUrl !== null ? "--base-url needs a key" : "only the embedded demo suite runs without a key (against the scripted model)";
     return refuse("KEY_MISSING", "--anthropic-api-key", `${why}: set ${KEY_ENV} (or pass --anthropic-api-key / --auth-token)`);
   }
