@@ -6,7 +6,7 @@ import { isBenchReportError } from "@wfbench/bench-report";
 import { isCellPipelineError } from "@wfbench/cell-pipeline";
 import { isDurableFsError } from "@wfbench/durable-fs";
 import { isSanitizerError } from "@wfbench/clone-sanitizer";
-import { isGatewayError } from "@wfbench/litellm-gateway";
+import { isGatewayError, readGatewayEnv, resolveUpstreamSettings } from "@wfbench/litellm-gateway";
 import { isOracleError } from "@wfbench/oracle-snapshot";
 import { redactText } from "@wfbench/redact";
 import { isSandboxError } from "@wfbench/sandbox-bwrap";
@@ -23,8 +23,8 @@ const EXIT_USAGE = 2;
 const EXIT_CANCELLED = 130;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
-function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: string): string {
-  if (event.kind === "prepared") return `wfbench: ${event.cells} cell(s), Claude Code ${event.claudeVersion}, scripted demo model, output ${relative(cwd, event.outDir) || "."}`;
+function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: string, upstream: string, secrets: readonly string[]): string {
+  if (event.kind === "prepared") return `wfbench: ${event.cells} cell(s), Claude Code ${event.claudeVersion}, ${upstream}, output ${relative(cwd, event.outDir) || "."}`;
   if (event.kind === "cell-start") return `[${event.task}][${event.arm}][run ${event.run}] starting (${event.index}/${event.total}, ${Math.floor(event.elapsedMs / 60_000)}m elapsed)`;
   const row = event.row;
   const infra = row.error_kind === "infra-error" || row.error_kind === "cleanup-failure";
@@ -33,7 +33,7 @@ function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: strin
   const line = `[${row.task}][${row.arm}][run ${row.run}] resolved=${row.resolved ? "True" : "False"} quality=${typeof row["review_weighted_f1"] === "number" ? row["review_weighted_f1"].toFixed(3) : "n/a"} in=${String(row.input_tokens)} out=${String(row.output_tokens)} cost=${cost} took=${took} error_kind=${row.error_kind ?? "none"} skill_invoked=${String(row.skill_invoked)} wire_requests=${String(row.wire_requests)}`;
   if (row.error_detail === null || row.error_kind === null) return line;
   const detail = typeof row.error_detail === "string" ? row.error_detail : JSON.stringify(row.error_detail);
-  return `${line}\n[${row.task}][${row.arm}][run ${row.run}] detail: ${redactText(detail, []).replace(/\n/gu, " \u23ce ").slice(0, 1200)}`;
+  return `${line}\n[${row.task}][${row.arm}][run ${row.run}] detail: ${redactText(detail, secrets).replace(/\n/gu, " \u23ce ").slice(0, 1200)}`;
 }
 
 function isEnvironmentError(error: unknown): boolean {
@@ -53,6 +53,23 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return EXIT_OK;
   }
+  const gatewayEnv = readGatewayEnv(process.env);
+  if (!gatewayEnv.ok) {
+    process.stderr.write(`wfbench runner: ${gatewayEnv.error.message}\n`);
+    return EXIT_USAGE;
+  }
+  const flags = parsed.value;
+  const upstream = resolveUpstreamSettings({
+    flags: { baseUrl: flags.baseUrl, anthropicApiKey: flags.anthropicApiKey, authToken: flags.authToken },
+    env: { anthropicApiKey: gatewayEnv.value.anthropicApiKey },
+    scripted: flags.scriptExplicit ? "script-flag" : flags.tasks === join(ROOT, "tasks/demo.yaml") ? "demo-suite" : null,
+  });
+  if (!upstream.ok) {
+    process.stderr.write(`wfbench runner: ${upstream.error.message}\n`);
+    return EXIT_USAGE;
+  }
+  const secrets = upstream.value.kind === "scripted" ? [] : [upstream.value.apiKey];
+  const upstreamLabel = upstream.value.kind === "scripted" ? "scripted demo model" : `upstream ${upstream.value.kind} ${upstream.value.baseUrl}`;
   const controller = new AbortController();
   const onSignal = (name: string): void => {
     process.stderr.write(`wfbench runner: ${name} received, stopping the running cell and writing the report\n`);
@@ -64,11 +81,12 @@ async function main(): Promise<number> {
   try {
     const summary = await runSweep({
       options: parsed.value,
+      upstream: upstream.value,
       homeDir: home === undefined || home === "" ? homedir() : home,
       signal: controller.signal,
       onEvent: (event) => {
-        if (event.kind === "warning") process.stderr.write(`wfbench runner: warning: ${event.message}\n`);
-        else process.stdout.write(`${formatEvent(event, cwd)}\n`);
+        if (event.kind === "warning") process.stderr.write(`wfbench runner: warning: ${redactText(event.message, secrets)}\n`);
+        else process.stdout.write(`${formatEvent(event, cwd, upstreamLabel, secrets)}\n`);
       },
     });
     const show = (path: string): string => relative(cwd, path) || ".";
@@ -99,16 +117,16 @@ async function main(): Promise<number> {
     return EXIT_OK;
   } catch (error) {
     if (controller.signal.aborted) {
-      process.stderr.write(`wfbench runner: cancelled (${(error as Error).message})\n`);
+      process.stderr.write(`wfbench runner: cancelled (${redactText((error as Error).message, secrets)})\n`);
       return EXIT_CANCELLED;
     }
     if (isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") {
-      process.stderr.write(`wfbench runner: ${error.message}\n`);
+      process.stderr.write(`wfbench runner: ${redactText(error.message, secrets)}\n`);
       return EXIT_USAGE;
     }
     if (isRunnerError(error) || isEnvironmentError(error)) {
       const code = (error as Error & { code: string }).code;
-      process.stderr.write(`wfbench runner: ${code}: ${redactText((error as Error).message, [])}\n`);
+      process.stderr.write(`wfbench runner: ${code}: ${redactText((error as Error).message, secrets)}\n`);
       return EXIT_OUTAGE;
     }
     throw error;

@@ -4,6 +4,15 @@ import { checkModelName, parseArgs } from "./parse-args.js";
 const CONTEXT = { root: "/repo", cwd: "/repo/sub", now: new Date("2026-01-02T03:04:05.678Z") };
 
 describe("parseArgs", () => {
+  it("reads the upstream flags verbatim (resolution and hygiene live in resolveUpstreamSettings) and defaults them to null", () => {
+    const given = parseArgs(["--base-url", "http://127.0.0.1:4000", "--auth-token=tok"], CONTEXT);
+    expect(given.ok && given.value).toMatchObject({ baseUrl: "http://127.0.0.1:4000", authToken: "tok", anthropicApiKey: null });
+    const none = parseArgs([], CONTEXT);
+    expect(none.ok && none.value).toMatchObject({ baseUrl: null, authToken: null, anthropicApiKey: null });
+    const twice = parseArgs(["--anthropic-api-key", "a", "--anthropic-api-key", "b"], CONTEXT);
+    expect(twice.ok ? null : twice.error.flag).toBe("--anthropic-api-key");
+  });
+
   it("accepts the review arm on its own (it runs on review tasks only)", () => {
     const parsed = parseArgs(["--arms", "review"], CONTEXT);
     expect(parsed.ok && parsed.value.arms).toEqual(["review"]);
@@ -14,6 +23,7 @@ describe("parseArgs", () => {
     expect(result.ok && result.value).toMatchObject({
       tasks: "/repo/tasks/demo.yaml",
       script: "/repo/tasks/demo/scripted-model.yaml",
+      scriptExplicit: false,
       oracles: "/repo/oracles",
       arms: ["workflow", "workflow_direct", "baseline", "review"],
       repeats: 1,

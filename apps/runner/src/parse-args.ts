@@ -21,6 +21,8 @@ export interface RunnerOptions {
   readonly effort: (typeof EFFORTS)[number];
   readonly timeoutS: number;
   readonly script: string;
+  /** True when --script was given: the operator chose the scripted model for this suite. */
+  readonly scriptExplicit: boolean;
   readonly oracles: string;
   readonly includeExpensive: boolean;
   /** True when --arms was given; with an overlay and no --arms the sweep runs exactly the overlay's required arms. */
@@ -28,6 +30,11 @@ export interface RunnerOptions {
   /** `--candidate-overlay`: the overlay directory for candidate arms, or null. */
   readonly candidateOverlay: string | null;
   /** The implementation gate's thresholds (reference §2.1 `--promotion-*`). */
+  /** `--base-url`: an Anthropic-compatible endpoint, or null (scripted demo model, or the public API with a key). */
+  readonly baseUrl: string | null;
+  /** `--anthropic-api-key` (sent as x-api-key) / `--auth-token` (sent as Authorization: Bearer); null when not given. */
+  readonly anthropicApiKey: string | null;
+  readonly authToken: string | null;
   readonly promotion: {
     readonly metric: PromotionMetric;
     readonly minRuns: number;
@@ -67,8 +74,14 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --model <name>        a named, versioned model (default: ${DEMO_MODEL}, served by the scripted model)
   --effort <level>      ${EFFORTS.join(" | ")} (default: xhigh)
   --timeout <seconds>   per session, verify and oracle (default 5400)
-  --script <file>       scripted-model trajectories (default: tasks/demo/scripted-model.yaml)
+  --script <file>       scripted-model trajectories (default: tasks/demo/scripted-model.yaml); given explicitly, the
+                        scripted model serves any suite
   --oracles <dir>       hidden oracle root (default: oracles/)
+  --base-url <url>      an Anthropic-compatible endpoint (https, or http to 127.0.0.1/::1/localhost); needs a key
+  --anthropic-api-key <key>  upstream key sent as x-api-key (default: env WFBENCH_ANTHROPIC_API_KEY)
+  --auth-token <token>  upstream key sent as Authorization: Bearer (env WFBENCH_AUTH_TOKEN is sent as x-api-key)
+                        without --base-url or a key flag the demo suite (or --script) stays scripted; a real upstream
+                        gets a 1-token canary before the first cell
   --include-expensive   include tasks marked expensive: true
   --candidate-overlay <dir>   skill overlay (.claude/skills/<skill>/*.md) for the candidate_* arms; without --arms the
                         sweep runs exactly the pairs it requires (a work overlay: workflow candidate_workflow
@@ -115,7 +128,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   const takesList = new Set(["--arms"]);
   const known = new Set([
     "--tasks", "--arms", "--repeats", "--runs", "--out", "--workers", "--model", "--effort", "--timeout", "--script", "--oracles",
-    "--candidate-overlay", "--promotion-metric", "--promotion-min-runs", "--promotion-min-improvement", "--promotion-max-task-regression",
+    "--candidate-overlay", "--base-url", "--anthropic-api-key", "--auth-token", "--promotion-metric", "--promotion-min-runs", "--promotion-min-improvement", "--promotion-max-task-regression",
   ]);
   for (let i = 0; i < argv.length; i += 1) {
     let arg = argv[i] as string;
@@ -207,10 +220,14 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       effort: effort as RunnerOptions["effort"],
       timeoutS,
       script: path("--script", "tasks/demo/scripted-model.yaml"),
+      scriptExplicit: values["--script"] !== undefined,
       oracles: path("--oracles", "oracles"),
       includeExpensive,
       armsExplicit,
       candidateOverlay,
+      baseUrl: one("--base-url") ?? null,
+      anthropicApiKey: one("--anthropic-api-key") ?? null,
+      authToken: one("--auth-token") ?? null,
       promotion: { metric: metric as PromotionMetric, minRuns, minImprovementPct, maxTaskRegressionPct },
     },
   };

@@ -9,7 +9,7 @@ import { isCandidateArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { removeTree, writeFileAtomic } from "@wfbench/durable-fs";
-import { startGateway } from "@wfbench/litellm-gateway";
+import { probeUpstream, startGateway, type ProbeResult, type UpstreamSettings } from "@wfbench/litellm-gateway";
 import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/oracle-snapshot";
 import { parseLabels } from "@wfbench/review-scoring";
 import { redactText } from "@wfbench/redact";
@@ -48,6 +48,8 @@ export interface SweepSummary {
 /** Inputs of {@link runSweep}: validated options plus what only main.ts may know. */
 export interface RunSweepInput {
   readonly options: RunnerOptions;
+  /** Resolved by main.ts (resolveUpstreamSettings); a real upstream's key stays in this process and the gateway. */
+  readonly upstream: UpstreamSettings;
   readonly homeDir: string | null;
   readonly signal: AbortSignal;
   readonly onEvent: (event: SweepEvent) => void;
@@ -116,7 +118,9 @@ async function readTargetBases(overlay: CandidateOverlay, templates: readonly Te
  * after a cancel). Throws RunnerError(RUNNER_BAD_INPUT) for bad input and lets environment errors propagate.
  */
 export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
-  const { options, signal } = input;
+  const { options, signal, upstream } = input;
+  // Every message and row line this process writes passes the key to the redactor as a known secret.
+  const secrets = upstream.kind === "scripted" ? [] : [upstream.apiKey];
   const started = Date.now();
   const suite = await loadTaskSuite(options.tasks, { includeExpensive: options.includeExpensive, homeDir: input.homeDir });
   if (!suite.ok) throw badInput(suite.error.message);
@@ -145,8 +149,9 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   if (tasks.every((task) => armsOf(task).length === 0)) {
     throw badInput(`--arms ${arms.join(" ")}: no selected task takes these arms (review arms run on review tasks, the others on implementation tasks): add an arm for the suite's tasks`);
   }
-  const script = await loadScript(options.script);
-  if (!script.ok) throw badInput(`--script: ${script.error.message}`);
+  // A real upstream needs no script: the scripted model is not started at all.
+  const script = upstream.kind === "scripted" ? await loadScript(options.script) : null;
+  if (script !== null && !script.ok) throw badInput(`--script: ${script.error.message}`);
   await preflight({});
   const cli = await resolveClaudeCli();
   await prepareOutDir(options.out);
@@ -206,17 +211,34 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     await writeFile(shellPrefixPath, renderShellPrefix(), { mode: 0o500 });
     await chmod(shellPrefixPath, 0o500);
     const execOnlyClaude = await stageExecOnlyBinary(cli.path, join(runtime, "claude"));
-    model = await startScriptedModel({ script: script.value, listen: { socketPath: join(workDir, "model.sock") }, requestLogPath: join(options.out, "scripted-model-requests.jsonl") });
-    gateway = await startGateway({
-      listen: { socketPath: join(workDir, "gateway.sock") },
+    let upstreamConfig: Parameters<typeof startGateway>[0]["upstream"];
+    if (upstream.kind === "scripted") {
+      if (script === null || !script.ok) throw new RunnerError("RUNNER_BAD_INPUT", "--script: the scripted model needs its script");
+      model = await startScriptedModel({ script: script.value, listen: { socketPath: join(workDir, "model.sock") }, requestLogPath: join(options.out, "scripted-model-requests.jsonl") });
       // The scripted model ignores the key; a fixed placeholder keeps the "real key never leaves the host" path exercised.
-      upstream: { kind: "scripted", baseUrl: model.baseUrl, socketPath: join(workDir, "model.sock"), apiKey: "wfbench-scripted-upstream-key" },
-      usageLogPath: join(options.out, "gateway-usage.jsonl"),
-    });
+      upstreamConfig = { kind: "scripted", baseUrl: model.baseUrl, socketPath: join(workDir, "model.sock"), apiKey: "wfbench-scripted-upstream-key" };
+    } else {
+      upstreamConfig = { kind: upstream.kind, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, authScheme: upstream.authScheme };
+    }
+    gateway = await startGateway({ listen: { socketPath: join(workDir, "gateway.sock") }, upstream: upstreamConfig, usageLogPath: join(options.out, "gateway-usage.jsonl") });
+    let canary: ProbeResult | null = null;
+    if (upstream.kind !== "scripted") {
+      // One 1-token request before any cell: a refused key, an unknown model or a dead endpoint stops the sweep here.
+      const canaryCell = "wfbench-upstream-canary";
+      const token = gateway.mintCellToken(canaryCell);
+      canary = await probeUpstream({ gateway: { socketPath: join(workDir, "gateway.sock") }, token, model: options.model });
+      gateway.revokeCell(canaryCell);
+      const detail = redactText(canary.detail, secrets);
+      const where = `${upstream.baseUrl} (${detail})`;
+      if (canary.outcome === "key_refused") throw new RunnerError("RUNNER_UPSTREAM_KEY_REFUSED", `upstream canary: ${where} refused the key: check WFBENCH_ANTHROPIC_API_KEY / --anthropic-api-key (or --auth-token for a Bearer endpoint)`);
+      if (canary.outcome === "model_unknown") throw new RunnerError("RUNNER_UPSTREAM_MODEL_UNKNOWN", `upstream canary: ${where} does not serve --model ${options.model}: pass a model id this endpoint serves`);
+      if (canary.outcome === "unreachable") throw new RunnerError("RUNNER_UPSTREAM_UNREACHABLE", `upstream canary: ${where} could not be reached: check --base-url and that the endpoint is up`);
+      if (canary.outcome === "failed") throw new RunnerError("RUNNER_UPSTREAM_FAILED", `upstream canary: ${where} failed the 1-token request: check the endpoint's status before paying for a sweep`);
+    }
     const cellGateway = { hostSocketPath: join(workDir, "gateway.sock"), mintCellToken: gateway.mintCellToken, revokeCell: gateway.revokeCell, summarizeCell: gateway.summarizeCell, flush: gateway.flush };
 
     const resultsPath = join(options.out, "results.jsonl");
-    const log = await openResultsLog(resultsPath, { redact: (line) => redactText(line, []) });
+    const log = await openResultsLog(resultsPath, { redact: (line) => redactText(line, secrets) });
     const cells: { task: Task; arm: Arm; run: number }[] = [];
     for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) cells.push({ task, arm, run });
     input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
@@ -247,7 +269,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           claudePath: execOnlyClaude,
           shellPrefixPath,
           gateway: cellGateway,
-          upstream: "scripted",
+          upstream: upstream.kind,
           workDir,
           outDir: options.out,
           timeoutMs: options.timeoutS * 1000,
@@ -292,9 +314,10 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         effort: options.effort,
         selectedTasks: tasks.map((t) => t.id),
         skippedExpensiveTasks: suite.value.skippedExpensive,
-        upstream: "scripted",
+        upstream: upstream.kind,
         claudeCodeVersion: cli.version,
         status,
+        upstreamCanary: canary === null ? null : `\`${canary.outcome}\` (${redactText(canary.detail, secrets)})`,
       },
       { promotion },
     );
@@ -311,7 +334,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       const cell = cells[pool.failure.index];
       const cause = pool.failure.error;
       const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-      throw new RunnerError("RUNNER_CELL_FAILED", `[${cell?.task.id ?? "?"}][${cell?.arm ?? "?"}][run ${cell?.run ?? "?"}] the harness failed (${redactText(what, [])}); the other cells finished and ${reportPath} reports the ${rows.length} row(s) recorded`, { cause });
+      throw new RunnerError("RUNNER_CELL_FAILED", `[${cell?.task.id ?? "?"}][${cell?.arm ?? "?"}][run ${cell?.run ?? "?"}] the harness failed (${redactText(what, secrets)}); the other cells finished and ${reportPath} reports the ${rows.length} row(s) recorded`, { cause });
     }
     // Reference §5.8: judged after report and promotion are written, over candidate arms, review and ce_review only.
     const health = assessMeasurementHealth(aggregateByTaskArm(rows));
@@ -331,13 +354,13 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         await step();
       } catch (error) {
         cleanupError ??= error;
-        if (!finished) input.onEvent({ kind: "warning", message: `cleanup after the failed sweep: ${redactText(String(error), [])}` });
+        if (!finished) input.onEvent({ kind: "warning", message: `cleanup after the failed sweep: ${redactText(String(error), secrets)}` });
       }
     }
     // The report is written and the rows are final: a scratch dir that cannot be removed is the operator's to delete,
     // not a different outcome. removeTree also clears 0555 trees and chains past PATH_MAX a cell left behind.
     await removeTree(workDir).catch((error: unknown) => {
-      input.onEvent({ kind: "warning", message: `could not remove the scratch directory ${workDir} (${redactText(String(error), [])}): delete it by hand` });
+      input.onEvent({ kind: "warning", message: `could not remove the scratch directory ${workDir} (${redactText(String(error), secrets)}): delete it by hand` });
     });
     // A release failure after a finished sweep must still fail the run (the sweep's own error wins otherwise).
     // eslint-disable-next-line no-unsafe-finally

@@ -82,7 +82,7 @@ describe.skipIf(tools.skip)("host reads of cell and candidate paths", () => {
       ["skills: { plan: demo-plan, work: demo-work }", "tasks:", "  - id: plain-link", "    class: probe", "    repo: ./plain-repo", '    prompt: "x"', '    verify: "true"', "    oracle:", '      command: "true"', "      files: [{ source: demo/clamp.oracle.test.mjs, target: clamp.oracle.test.mjs }]", ""].join("\n"),
     );
     const badOut = join(base, "plain-out");
-    const result = await runRunner(["--tasks", join(base, "plain-suite.yaml"), "--oracles", join(REPO_ROOT, "oracles"), "--arms", "baseline", "--out", badOut]);
+    const result = await runRunner(["--tasks", join(base, "plain-suite.yaml"), "--script", join(REPO_ROOT, "tasks/demo/scripted-model.yaml"), "--oracles", join(REPO_ROOT, "oracles"), "--arms", "baseline", "--out", badOut]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(`${join(repo, "leak")} is not a regular file or directory`);
     expect(result.stderr).not.toContain("TASK_SUITE_SOURCE_INVALID");

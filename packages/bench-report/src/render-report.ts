@@ -16,6 +16,8 @@ export interface ReportProvenance {
   readonly upstream: string;
   readonly claudeCodeVersion: string | null;
   readonly status: SweepStatus;
+  /** The pre-sweep upstream canary's verdict (e.g. `ok (HTTP 200)`); absent or null when none ran (scripted model). */
+  readonly upstreamCanary?: string | null;
 }
 
 /** What else report.md shows besides the rows. */
@@ -227,6 +229,7 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
   lines.push(`- Proposer model: \`${provenance.proposerModel ?? "none"}\``);
   lines.push(`- Reasoning effort: \`${provenance.effort}\``);
   lines.push(`- Model upstream: \`${provenance.upstream}\``);
+  if (provenance.upstreamCanary != null) lines.push(`- Upstream canary (1-token request before the first cell): ${provenance.upstreamCanary}`);
   if (provenance.claudeCodeVersion !== null) lines.push(`- Claude Code CLI: \`${provenance.claudeCodeVersion}\``);
   lines.push(`- Selected tasks (${provenance.selectedTasks.length}): ${provenance.selectedTasks.join(", ")}`);
   lines.push(`- Skipped expensive tasks (${provenance.skippedExpensiveTasks.length}): ${provenance.skippedExpensiveTasks.length === 0 ? "none" : provenance.skippedExpensiveTasks.join(", ")}`);

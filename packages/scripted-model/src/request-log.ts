@@ -10,7 +10,8 @@ export type RequestOutcome =
   | { kind: "unmatched"; status: 400; prompt_prefix: string }
   | { kind: "beyond_script"; status: 400 }
   | { kind: "bad_request"; status: number; message: string }
-  | { kind: "not_found"; status: 404 };
+  | { kind: "not_found"; status: 404 }
+  | { kind: "unauthorized"; status: 401 };
 
 /** One JSONL line of the request log; headers are already redacted, the body is only digested. */
 export interface RequestLogEntry {

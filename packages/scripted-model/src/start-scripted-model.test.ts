@@ -769,3 +769,29 @@ describe("startScriptedModel", () => {
     });
   });
 });
+
+describe("requireApiKey and knownModels (a stand-in for a real endpoint's checks)", () => {
+  const body = { model: "claude-sonnet-4-5", max_tokens: 1, messages: userAsks("SYSTEM-MARK? no: USER-MARK") };
+  async function post(baseUrl: string, headers: Record<string, string>, payload: unknown = body): Promise<{ status: number; json: { error?: { type?: string } } }> {
+    const response = await fetch(`${baseUrl}/v1/messages`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(payload) });
+    return { status: response.status, json: (await response.json()) as { error?: { type?: string } } };
+  }
+
+  it("answers 401 authentication_error without the key, with a wrong one, and serves x-api-key or Bearer with the right one", async () => {
+    const { server, logPath } = await start(baseScript, { requireApiKey: "demo-key-ABC" });
+    expect(await post(server.baseUrl, {})).toMatchObject({ status: 401, json: { error: { type: "authentication_error" } } });
+    expect(await post(server.baseUrl, { "x-api-key": "demo-key-ABD" })).toMatchObject({ status: 401 });
+    expect(await post(server.baseUrl, { authorization: "Basic demo-key-ABC" })).toMatchObject({ status: 401 });
+    expect((await post(server.baseUrl, { "x-api-key": "demo-key-ABC" })).status).toBe(200);
+    expect((await post(server.baseUrl, { authorization: "Bearer demo-key-ABC" })).status).toBe(200);
+    expect(server.requests.map((entry) => entry.outcome.kind)).toEqual(["unauthorized", "unauthorized", "unauthorized", "reply", "reply"]);
+    expect(await readFile(logPath, "utf8")).not.toContain("demo-key-ABC");
+  });
+
+  it("answers 404 not_found_error for a model outside knownModels and serves the listed one", async () => {
+    const { server } = await start(baseScript, { knownModels: ["claude-sonnet-4-5"] });
+    expect(await post(server.baseUrl, {}, { ...body, model: "claude-nonexistent-9" })).toMatchObject({ status: 404, json: { error: { type: "not_found_error" } } });
+    expect((await post(server.baseUrl, {})).status).toBe(200);
+    expect(server.requests[0]?.outcome).toEqual({ kind: "not_found", status: 404 });
+  });
+});

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { unlink } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -31,6 +31,13 @@ export interface ScriptedModelOptions {
   requestLogPath?: string;
   /** A request whose headers (408) or body (400) stop arriving for this long is answered and closed (default 5000 ms). */
   stallTimeoutMs?: number;
+  /**
+   * When set, a request must present this key as `x-api-key` or `Authorization: Bearer`, else 401
+   * authentication_error (stands in for a real endpoint's key check).
+   */
+  requireApiKey?: string;
+  /** When set, a Messages request for any other model gets 404 not_found_error, as a real endpoint answers. */
+  knownModels?: readonly string[];
 }
 
 /** A running scripted model server. */
@@ -137,6 +144,17 @@ function sendJson(response: ServerResponse, status: number, requestId: string, b
   response.end(text);
 }
 
+function digestKey(value: string): Buffer {
+  return createHash("sha256").update(value, "utf8").digest();
+}
+
+// Digests compare in constant time whatever the presented length.
+function presentsKey(request: IncomingMessage, key: string): boolean {
+  const expected = digestKey(key);
+  const presented = [...(request.headersDistinct["x-api-key"] ?? []), ...(request.headersDistinct["authorization"] ?? []).map((v) => /^Bearer\s+(\S+)\s*$/iu.exec(v)?.[1] ?? "")];
+  return presented.some((value) => value !== "" && timingSafeEqual(digestKey(value), expected));
+}
+
 /** Starts the scripted model; trusts the parsed script, trusts nothing in requests, throws ListenError on bind failure. */
 export async function startScriptedModel(options: ScriptedModelOptions): Promise<ScriptedModelServer> {
   const { script, listen } = options;
@@ -224,6 +242,12 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       return;
     }
 
+    if (options.requireApiKey !== undefined && !presentsKey(request, options.requireApiKey)) {
+      await record({ ...base, ...empty, body_sha256: sha256Hex(raw), body_bytes: raw.length, outcome: { kind: "unauthorized", status: 401 } });
+      sendJson(response, 401, requestId, renderErrorBody("authentication_error", "scripted-model: invalid x-api-key", requestId));
+      return;
+    }
+
     let json: unknown;
     let digest: string;
     try {
@@ -248,6 +272,12 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     const body = parsed.data;
     const stream = body.stream === true;
     const requestFacts = { ...bodyFacts, model: body.model, stream };
+
+    if (options.knownModels !== undefined && !options.knownModels.includes(body.model)) {
+      await record({ ...base, ...empty, ...requestFacts, outcome: { kind: "not_found", status: 404 } });
+      sendJson(response, 404, requestId, renderErrorBody("not_found_error", `model: ${truncatePrefix(body.model)}`, requestId));
+      return;
+    }
 
     const selection = selectTurn(script, body);
     if (!selection.ok) {

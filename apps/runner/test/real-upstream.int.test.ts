@@ -1,0 +1,115 @@
+// The runner pointed at an Anthropic-compatible endpoint with --base-url: the scripted demo model stands in for it as
+// an external server on 127.0.0.1 TCP that demands a key and knows one model. The key reaches only the gateway (never
+// a file under --out), and a refused key, an unknown model or a dead port each stop the sweep before the first cell.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadScript, startScriptedModel, type ScriptedModelServer } from "@wfbench/scripted-model";
+import { REPO_ROOT, probeRunnerTools, readResultRows, runRunner } from "./support/runner-harness.js";
+
+const tools = await probeRunnerTools(import.meta.url);
+const KEY = "sk-ant-wfbench-int-test-KEY-7c1e9a";
+const DEMO_MODEL = "claude-sonnet-4-5";
+
+const dirs: string[] = [];
+let endpoint: ScriptedModelServer | null = null;
+
+beforeAll(async () => {
+  const script = await loadScript(join(REPO_ROOT, "tasks/demo/scripted-model.yaml"));
+  if (!script.ok) throw new Error(script.error.message);
+  endpoint = await startScriptedModel({ script: script.value, listen: { host: "127.0.0.1", port: 0 }, requireApiKey: KEY, knownModels: [DEMO_MODEL] });
+});
+afterAll(async () => {
+  await endpoint?.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function newOut(): string {
+  const parent = mkdtempSync(join(tmpdir(), "wfbench-upstream-"));
+  dirs.push(parent);
+  return join(parent, "out");
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === "object" && address !== null ? address.port : 0;
+}
+
+describe("nx run runner:bench --base-url (a real Anthropic-compatible upstream)", () => {
+  it("refuses a suite other than the demo without a key or --script, naming the variable to set", async () => {
+    const result = await runRunner(["--tasks", join(REPO_ROOT, "apps/runner/test/fixtures/no-such-suite.yaml")]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("set WFBENCH_ANTHROPIC_API_KEY");
+    const both = await runRunner(["--tasks", join(REPO_ROOT, "tasks/demo.yaml"), "--script", join(REPO_ROOT, "tasks/demo/scripted-model.yaml"), "--base-url", "http://127.0.0.1:9"], { env: { WFBENCH_ANTHROPIC_API_KEY: KEY } });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--script selects the scripted model");
+  });
+
+  it("refuses plain http to a non-loopback host and userinfo in the URL, naming --base-url", async () => {
+    const insecure = await runRunner(["--base-url", "http://192.0.2.1:4000"], { env: { WFBENCH_ANTHROPIC_API_KEY: KEY } });
+    expect(insecure.code).toBe(2);
+    expect(insecure.stderr).toContain("--base-url http://192.0.2.1:4000: use https");
+    const userinfo = await runRunner(["--base-url", "https://u:pw@example.invalid"], { env: { WFBENCH_ANTHROPIC_API_KEY: KEY } });
+    expect(userinfo.code).toBe(2);
+    expect(userinfo.stderr).toContain("--base-url must not carry credentials");
+  });
+
+  it.skipIf(tools.skip)(
+    "runs the demo suite against the endpoint with the env key; no file under --out holds the key",
+    async () => {
+      const out = newOut();
+      const result = await runRunner(["--out", out, "--base-url", endpoint?.baseUrl ?? ""], { env: { WFBENCH_ANTHROPIC_API_KEY: KEY } });
+      const context = `exit ${String(result.code)}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+      expect(result.code, context).toBe(0);
+      const rows = readResultRows(out);
+      expect(rows.map((r) => `${String(r["task"])}/${String(r["arm"])}/${String(r["resolved"])}`)).toEqual(["demo-clamp/workflow/true", "demo-clamp/workflow_direct/true", "demo-clamp/baseline/false", "demo-review-median/review/true"]);
+      expect(new Set(rows.map((r) => r["upstream"]))).toEqual(new Set(["anthropic-compatible"]));
+      const report = readFileSync(join(out, "report.md"), "utf8");
+      expect(report).toContain("- Model upstream: `anthropic-compatible`");
+      expect(report).toContain("Upstream canary (1-token request before the first cell): `ok`");
+      // The endpoint saw the key on every request (it answers 401 otherwise) and the canary came first.
+      expect(endpoint?.requests.some((entry) => entry.outcome.kind === "unauthorized")).toBe(false);
+      const files = filesUnder(out);
+      expect(files.length).toBeGreaterThan(5);
+      for (const file of files) expect(readFileSync(file).includes(KEY), file).toBe(false);
+      expect(`${result.stdout}${result.stderr}`).not.toContain(KEY);
+    },
+    120_000,
+  );
+
+  const failures: { name: string; args: () => Promise<string[]>; key: string; code: string; message: string }[] = [
+    { name: "a refused key", args: async () => ["--base-url", endpoint?.baseUrl ?? ""], key: `${KEY}-wrong`, code: "RUNNER_UPSTREAM_KEY_REFUSED", message: "refused the key: check WFBENCH_ANTHROPIC_API_KEY" },
+    { name: "an unknown model", args: async () => ["--base-url", endpoint?.baseUrl ?? "", "--model", "claude-nonexistent-9"], key: KEY, code: "RUNNER_UPSTREAM_MODEL_UNKNOWN", message: "does not serve --model claude-nonexistent-9" },
+    { name: "a dead port", args: async () => ["--base-url", `http://127.0.0.1:${await deadPort()}`], key: KEY, code: "RUNNER_UPSTREAM_UNREACHABLE", message: "could not be reached: check --base-url" },
+  ];
+  for (const failure of failures) {
+    it.skipIf(tools.skip)(
+      `stops on ${failure.name} before the first cell, with its own message`,
+      async () => {
+        const out = newOut();
+        const result = await runRunner(["--out", out, ...(await failure.args())], { env: { WFBENCH_ANTHROPIC_API_KEY: failure.key } });
+        expect(result.code, result.stderr).toBe(1);
+        expect(result.stderr).toContain(failure.code);
+        expect(result.stderr).toContain(failure.message);
+        expect(result.stdout).not.toContain("starting");
+        expect(existsSync(join(out, "results.jsonl"))).toBe(false);
+        expect(`${result.stdout}${result.stderr}`).not.toContain(failure.key);
+        for (const file of filesUnder(out)) expect(readFileSync(file).includes(failure.key), file).toBe(false);
+      },
+      60_000,
+    );
+  }
+});

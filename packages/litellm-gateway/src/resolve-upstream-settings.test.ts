@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { classifyProbeAnswer } from "./probe-upstream.js";
+import { resolveUpstreamSettings, type ScriptedChoice, type UpstreamFlags } from "./resolve-upstream-settings.js";
+
+const none: UpstreamFlags = { baseUrl: null, anthropicApiKey: null, authToken: null };
+const KEY = "sk-ant-test-0123456789";
+
+describe("resolveUpstreamSettings", () => {
+  const cases: { name: string; flags: Partial<UpstreamFlags>; env?: string; scripted?: ScriptedChoice; expected: unknown }[] = [
+    { name: "demo without a key runs scripted", flags: {}, scripted: "demo-suite", expected: { ok: true, value: { kind: "scripted" } } },
+    { name: "demo with only an env key stays scripted (no surprise paid run)", flags: {}, env: KEY, scripted: "demo-suite", expected: { ok: true, value: { kind: "scripted" } } },
+    { name: "an explicit --script runs scripted for any suite", flags: {}, env: KEY, scripted: "script-flag", expected: { ok: true, value: { kind: "scripted" } } },
+    { name: "--script beside --base-url is refused", flags: { baseUrl: "https://gw.example.test" }, env: KEY, scripted: "script-flag", expected: { ok: false, error: { code: "SCRIPT_CONFLICT", flag: "--script" } } },
+    { name: "the demo with a key flag goes to the public API", flags: { anthropicApiKey: "k" }, scripted: "demo-suite", expected: { ok: true, value: { kind: "anthropic", apiKey: "k" } } },
+    { name: "other suite without a key is refused naming the env variable", flags: {}, expected: { ok: false, error: { code: "KEY_MISSING", message: expect.stringContaining("WFBENCH_ANTHROPIC_API_KEY") } } },
+    { name: "--base-url without a key is refused even for the demo", flags: { baseUrl: "http://127.0.0.1:9" }, scripted: "demo-suite", expected: { ok: false, error: { code: "KEY_MISSING", flag: "--anthropic-api-key" } } },
+    { name: "env key alone targets the public API", flags: {}, env: KEY, expected: { ok: true, value: { kind: "anthropic", baseUrl: "https://api.anthropic.com", apiKey: KEY, authScheme: "x-api-key" } } },
+    { name: "flag beats env", flags: { anthropicApiKey: "flag-key" }, env: KEY, expected: { ok: true, value: { apiKey: "flag-key" } } },
+    { name: "--auth-token is presented as Bearer", flags: { authToken: "tok", baseUrl: "https://gw.example.test/prefix/" }, expected: { ok: true, value: { kind: "anthropic-compatible", baseUrl: "https://gw.example.test/prefix", apiKey: "tok", authScheme: "bearer" } } },
+    { name: "http to loopback is allowed", flags: { baseUrl: "http://localhost:4000" }, env: KEY, expected: { ok: true, value: { baseUrl: "http://localhost:4000" } } },
+    { name: "http to ::1 is allowed", flags: { baseUrl: "http://[::1]:4000" }, env: KEY, expected: { ok: true, value: { baseUrl: "http://[::1]:4000" } } },
+    { name: "http elsewhere is refused", flags: { baseUrl: "http://10.0.0.1:4000" }, env: KEY, expected: { ok: false, error: { code: "BASE_URL_INSECURE", flag: "--base-url" } } },
+    { name: "userinfo is refused without echoing it", flags: { baseUrl: "https://u:secretpw@gw.example.test" }, env: KEY, expected: { ok: false, error: { code: "BASE_URL_USERINFO", message: expect.not.stringContaining("secretpw") } } },
+    { name: "a non-URL is refused", flags: { baseUrl: "not a url" }, env: KEY, expected: { ok: false, error: { code: "BASE_URL_INVALID" } } },
+    { name: "both key flags are refused", flags: { anthropicApiKey: "a", authToken: "b" }, expected: { ok: false, error: { code: "KEY_CONFLICT" } } },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const result = resolveUpstreamSettings({ flags: { ...none, ...c.flags }, env: { anthropicApiKey: c.env }, scripted: c.scripted ?? null });
+      expect(result).toMatchObject(c.expected as object);
+      if (!result.ok) expect(result.error.message).not.toContain(KEY);
+    });
+  }
+});
+
+describe("classifyProbeAnswer", () => {
+  const err = (type: string, message = "x"): string => JSON.stringify({ type: "error", error: { type, message } });
+  const cases: [number, string, string][] = [
+    [200, "{}", "ok"],
+    [401, err("authentication_error"), "key_refused"],
+    [403, err("permission_error"), "key_refused"],
+    [404, err("not_found_error", "model: nope"), "model_unknown"],
+    [400, err("invalid_request_error", "model claude-x not found"), "model_unknown"],
+    [502, err("api_error", "the gateway could not reach its upstream"), "unreachable"],
+    [400, err("invalid_request_error", "no scripted turn"), "ok"],
+    [500, err("api_error", "boom"), "failed"],
+  ];
+  for (const [status, body, outcome] of cases) {
+    it(`${status} ${body.slice(0, 60)} → ${outcome}`, () => expect(classifyProbeAnswer(status, body).outcome).toBe(outcome));
+  }
+});

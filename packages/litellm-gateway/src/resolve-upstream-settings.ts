@@ -1,0 +1,95 @@
+import type { UpstreamKind } from "./schema.js";
+
+/** Where the operator pointed the sweep, as given on the command line; null means "not given". */
+export interface UpstreamFlags {
+  readonly baseUrl: string | null;
+  readonly anthropicApiKey: string | null;
+  readonly authToken: string | null;
+}
+
+/** The already-read key from the env snapshot (see readGatewayEnv); never an env name. */
+export interface UpstreamEnvKeys {
+  readonly anthropicApiKey: string | undefined;
+}
+
+/** A real upstream the gateway forwards to; the key stays in the host process. */
+export interface RealUpstreamSettings {
+  readonly kind: Extract<UpstreamKind, "anthropic" | "anthropic-compatible">;
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly authScheme: "x-api-key" | "bearer";
+}
+
+/** What the sweep talks to: the embedded scripted model (demo only) or a real upstream. */
+export type UpstreamSettings = { readonly kind: "scripted" } | RealUpstreamSettings;
+
+/** Why the flags and env could not be turned into an upstream; `flag` names what to fix. */
+export interface UpstreamSettingsError {
+  readonly code: "BASE_URL_INVALID" | "BASE_URL_INSECURE" | "BASE_URL_USERINFO" | "KEY_MISSING" | "KEY_CONFLICT" | "SCRIPT_CONFLICT";
+  readonly flag: string;
+  readonly message: string;
+}
+
+/** The public Anthropic API, used when a key is given without --base-url. */
+export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+const KEY_ENV = "WFBENCH_ANTHROPIC_API_KEY";
+
+type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
+
+function refuse(code: UpstreamSettingsError["code"], flag: string, message: string): { ok: false; error: UpstreamSettingsError } {
+  return { ok: false, error: { code, flag, message } };
+}
+
+/** Whether the operator chose the scripted model: the embedded demo suite (the default), an explicit script, or neither. */
+export type ScriptedChoice = "demo-suite" | "script-flag" | null;
+
+/**
+ * Decides the upstream from flags and the env snapshot (flag beats env). The scripted model serves the demo suite and
+ * an explicit `--script` unless `--base-url` or a key flag is given; an env key alone routes every other suite to the
+ * real API. Refuses a base URL that is not https (http only to loopback) or carries userinfo, a non-demo suite
+ * without a key, both key flags at once, and `--script` beside a real upstream. Messages never contain the key.
+ */
+export function resolveUpstreamSettings(input: { readonly flags: UpstreamFlags; readonly env: UpstreamEnvKeys; readonly scripted: ScriptedChoice }): Result<UpstreamSettings, UpstreamSettingsError> {
+  const { flags } = input;
+  const realRequested = flags.baseUrl !== null || flags.anthropicApiKey !== null || flags.authToken !== null;
+  if (!realRequested && input.scripted !== null) return { ok: true, value: { kind: "scripted" } };
+  if (realRequested && input.scripted === "script-flag") {
+    return refuse("SCRIPT_CONFLICT", "--script", "--script selects the scripted model, but --base-url or a key flag selects a real upstream: pass one of them");
+  }
+  if (flags.anthropicApiKey !== null && flags.authToken !== null) {
+    return refuse("KEY_CONFLICT", "--auth-token", "--anthropic-api-key and --auth-token both given: pass one (x-api-key or Authorization: Bearer)");
+  }
+  let baseUrl = ANTHROPIC_BASE_URL;
+  if (flags.baseUrl !== null) {
+    let url: URL;
+    try {
+      url = new URL(flags.baseUrl);
+    } catch {
+      return refuse("BASE_URL_INVALID", "--base-url", "--base-url is not a URL: pass e.g. https://api.anthropic.com or http://127.0.0.1:4000");
+    }
+    if (url.username !== "" || url.password !== "") {
+      return refuse("BASE_URL_USERINFO", "--base-url", "--base-url must not carry credentials (user:password@): pass the key with --anthropic-api-key or WFBENCH_ANTHROPIC_API_KEY");
+    }
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname))) {
+      return refuse("BASE_URL_INSECURE", "--base-url", `--base-url ${url.protocol}//${url.host}: use https, or http only to 127.0.0.1, ::1 or localhost`);
+    }
+    if (url.search !== "" || url.hash !== "") return refuse("BASE_URL_INVALID", "--base-url", "--base-url must not carry a query or fragment: pass the origin and optional path prefix");
+    baseUrl = `${url.origin}${url.pathname.replace(/\/+$/u, "")}`;
+  }
+  const flagKey = flags.authToken ?? flags.anthropicApiKey;
+  const apiKey = flagKey !== null && flagKey.trim() !== "" ? flagKey.trim() : input.env.anthropicApiKey;
+  if (apiKey === undefined || apiKey === "") {
+    const why = flags.baseUrl !== null ? "--base-url needs a key" : "only the embedded demo suite runs without a key (against the scripted model)";
+    return refuse("KEY_MISSING", "--anthropic-api-key", `${why}: set ${KEY_ENV} (or pass --anthropic-api-key / --auth-token)`);
+  }
+  return {
+    ok: true,
+    value: {
+      kind: baseUrl === ANTHROPIC_BASE_URL ? "anthropic" : "anthropic-compatible",
+      baseUrl,
+      apiKey,
+      authScheme: flags.authToken !== null ? "bearer" : "x-api-key",
+    },
+  };
+}
