@@ -59,6 +59,7 @@ export default defineConfig({
   // ^build), so each package's declarations are checked against what a consumer will install.
   dts: { compilerOptions: { composite: false, incremental: false, declarationMap: false, customConditions: [] } },
   tsconfig: "tsconfig.lib.json",
+  removeNodeProtocol: false, // keep "node:fs" as written: a bare "fs" could be shadowed by an installed package
   splitting: false,
   treeshake: false,
   // A dependency's subpaths (e.g. "@wfbench/sandbox-bwrap/unsafe") are external too.
