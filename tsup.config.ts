@@ -60,7 +60,6 @@ export default defineConfig({
   dts: { compilerOptions: { composite: false, incremental: false, declarationMap: false, customConditions: [] } },
   tsconfig: "tsconfig.lib.json",
   removeNodeProtocol: false, // keep "node:fs" as written: a bare "fs" could be shadowed by an installed package
-  splitting: false,
   treeshake: false,
   // A dependency's subpaths (e.g. "@wfbench/sandbox-bwrap/unsafe") are external too.
   external: dependencyNames.map((name) => new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}(/.*)?$`)),
