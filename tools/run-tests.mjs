@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The project's test command: sync check, strict typecheck, lint (the package map included), then every project's
-// vitest suite through Nx.
+// vitest suite through Nx. Packages are built (Nx-cached) before the tests: the pack-and-import test installs dist.
 // Vitest's own summary is not a line CI can read, so the per-project JSON reports are summed into
 // one plain "N passed, N failed, N skipped" closing line.
 import { spawnSync } from "node:child_process";
@@ -32,6 +32,9 @@ if (status === 0) status = nx([...mode, "-t", "typecheck", "--outputStyle=static
 // Lint failures count but do not hide the tests: both are reported.
 let lintStatus = 1;
 if (status === 0) lintStatus = nx([...mode, "-t", "lint", "--outputStyle=static", "--skip-nx-cache", ...selection]);
+// Build failures count like lint failures; the tests still run so their own reports are not hidden.
+let buildStatus = 1;
+if (status === 0) buildStatus = nx([...mode, "-t", "build", "--outputStyle=static", ...selection]);
 let testStatus = 1;
 if (status === 0) {
   testStatus = nx([
@@ -70,6 +73,10 @@ if (status !== 0) {
 }
 if (status === 0 && lintStatus !== 0) {
   console.log("\nlint failed (see the eslint output above): counted as one failure");
+  failed += 1;
+}
+if (status === 0 && buildStatus !== 0) {
+  console.log("\nbuild failed (see the tsup output above): counted as one failure");
   failed += 1;
 }
 console.log(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
