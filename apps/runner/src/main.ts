@@ -61,7 +61,7 @@ async function main(): Promise<number> {
   const flags = parsed.value;
   const upstream = resolveUpstreamSettings({
     flags: { baseUrl: flags.baseUrl, anthropicApiKey: flags.anthropicApiKey, authToken: flags.authToken },
-    env: { anthropicApiKey: gatewayEnv.value.anthropicApiKey },
+    env: { anthropicApiKey: gatewayEnv.value.anthropicApiKey, anthropicKeyIsAuthToken: gatewayEnv.value.anthropicKeyIsAuthToken },
     scripted: flags.scriptExplicit ? "script-flag" : flags.tasks === join(ROOT, "tasks/demo.yaml") ? "demo-suite" : null,
   });
   if (!upstream.ok) {

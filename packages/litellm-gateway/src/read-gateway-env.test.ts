@@ -7,6 +7,7 @@ describe("readGatewayEnv", () => {
       ok: true,
       value: {
         anthropicApiKey: undefined,
+        anthropicKeyIsAuthToken: false,
         openAiApiKey: undefined,
         readyTimeoutMs: DEFAULT_READY_TIMEOUT_S * 1000,
         readyTimeoutVariable: "WFBENCH_GATEWAY_READY_TIMEOUT_S",
@@ -25,10 +26,10 @@ describe("readGatewayEnv", () => {
     });
     expect(legacy).toMatchObject({
       ok: true,
-      value: { anthropicApiKey: "legacy", openAiApiKey: "oa", readyTimeoutMs: 2500, readyTimeoutVariable: "GITNEXUS_BENCH_GATEWAY_READY_TIMEOUT_S" },
+      value: { anthropicApiKey: "legacy", anthropicKeyIsAuthToken: true, openAiApiKey: "oa", readyTimeoutMs: 2500, readyTimeoutVariable: "GITNEXUS_BENCH_GATEWAY_READY_TIMEOUT_S" },
     });
     const both = readGatewayEnv({ WFBENCH_ANTHROPIC_API_KEY: "new", GITNEXUS_BENCH_ANTHROPIC_API_KEY: "old", OPENAI_API_KEY: "plain" });
-    expect(both).toMatchObject({ ok: true, value: { anthropicApiKey: "new", openAiApiKey: "plain" } });
+    expect(both).toMatchObject({ ok: true, value: { anthropicApiKey: "new", anthropicKeyIsAuthToken: false, openAiApiKey: "plain" } });
   });
 
   it("treats blank values as unset", () => {

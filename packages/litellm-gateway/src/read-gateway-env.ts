@@ -15,6 +15,8 @@ export const GATEWAY_ENV_NAMES = {
 /** Gateway settings read from an environment snapshot; secrets stay in this object and are never echoed. */
 export interface GatewayEnv {
   readonly anthropicApiKey: string | undefined;
+  /** True when that key came from an auth-token name (WFBENCH_AUTH_TOKEN, …): it is presented as Bearer upstream. */
+  readonly anthropicKeyIsAuthToken: boolean;
   readonly openAiApiKey: string | undefined;
   readonly readyTimeoutMs: number;
   /** Name of the variable that set the budget (for messages), or the primary name when defaulted. */
@@ -48,6 +50,7 @@ function pick(
  */
 export function readGatewayEnv(env: Readonly<Record<string, string | undefined>>): Result<GatewayEnv, GatewayEnvError> {
   const timeout = pick(env, GATEWAY_ENV_NAMES.readyTimeoutS);
+  const anthropic = pick(env, GATEWAY_ENV_NAMES.anthropicApiKey);
   let readyTimeoutMs = DEFAULT_READY_TIMEOUT_S * 1000;
   if (timeout !== undefined) {
     const seconds = Number(timeout.value);
@@ -66,7 +69,8 @@ export function readGatewayEnv(env: Readonly<Record<string, string | undefined>>
   return {
     ok: true,
     value: {
-      anthropicApiKey: pick(env, GATEWAY_ENV_NAMES.anthropicApiKey)?.value,
+      anthropicApiKey: anthropic?.value,
+      anthropicKeyIsAuthToken: anthropic !== undefined && anthropic.name.endsWith("_AUTH_TOKEN"),
       openAiApiKey: pick(env, GATEWAY_ENV_NAMES.openAiApiKey)?.value,
       readyTimeoutMs,
       readyTimeoutVariable: timeout?.name ?? GATEWAY_ENV_NAMES.readyTimeoutS[0],

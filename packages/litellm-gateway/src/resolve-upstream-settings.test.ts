@@ -33,6 +33,16 @@ describe("resolveUpstreamSettings", () => {
   }
 });
 
+describe("resolveUpstreamSettings with a key from an auth-token variable", () => {
+  const resolve = (flags: Partial<UpstreamFlags>) => resolveUpstreamSettings({ flags: { ...none, ...flags }, env: { anthropicApiKey: KEY, anthropicKeyIsAuthToken: true }, scripted: null });
+  it("presents an env auth token as Bearer, like --auth-token", () => {
+    expect(resolve({})).toMatchObject({ ok: true, value: { apiKey: KEY, authScheme: "bearer" } });
+  });
+  it("keeps x-api-key when --anthropic-api-key beats the env token", () => {
+    expect(resolve({ anthropicApiKey: "flag-key" })).toMatchObject({ ok: true, value: { apiKey: "flag-key", authScheme: "x-api-key" } });
+  });
+});
+
 describe("classifyProbeAnswer", () => {
   const err = (type: string, message = "x"): string => JSON.stringify({ type: "error", error: { type, message } });
   const cases: [number, string, string][] = [

@@ -10,6 +10,8 @@ export interface UpstreamFlags {
 /** The already-read key from the env snapshot (see readGatewayEnv); never an env name. */
 export interface UpstreamEnvKeys {
   readonly anthropicApiKey: string | undefined;
+  /** The env key came from an auth-token variable: present it as `Authorization: Bearer`, like --auth-token. */
+  readonly anthropicKeyIsAuthToken?: boolean;
 }
 
 /** A real upstream the gateway forwards to; the key stays in the host process. */
@@ -89,7 +91,7 @@ export function resolveUpstreamSettings(input: { readonly flags: UpstreamFlags; 
       kind: baseUrl === ANTHROPIC_BASE_URL ? "anthropic" : "anthropic-compatible",
       baseUrl,
       apiKey,
-      authScheme: flags.authToken !== null ? "bearer" : "x-api-key",
+      authScheme: flags.authToken !== null || (apiKey !== flagKey?.trim() && input.env.anthropicKeyIsAuthToken === true) ? "bearer" : "x-api-key",
     },
   };
 }
