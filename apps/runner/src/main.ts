@@ -1,5 +1,5 @@
 // The runner's command line: the only place that reads argv and the environment, prints, and maps errors to exit codes.
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isBenchReportError } from "@wfbench/bench-report";
@@ -15,7 +15,8 @@ import { isClaudeCliError } from "@wfbench/claude-cli";
 import { isTaskSuiteError } from "@wfbench/task-suite";
 import { isRunnerError } from "./errors.js";
 import { USAGE, parseArgs } from "./parse-args.js";
-import { runSweep, type SweepEvent } from "./run-sweep.js";
+import { isSweepError, runSweep, type SweepEvent, type SweepOptions } from "@wfbench/sweep";
+import type { RunnerOptions } from "./parse-args.js";
 
 const EXIT_OK = 0;
 const EXIT_OUTAGE = 1;
@@ -34,6 +35,26 @@ function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: strin
   if (row.error_detail === null || row.error_kind === null) return line;
   const detail = typeof row.error_detail === "string" ? row.error_detail : JSON.stringify(row.error_detail);
   return `${line}\n[${row.task}][${row.arm}][run ${row.run}] detail: ${redactText(detail, secrets).replace(/\n/gu, " \u23ce ").slice(0, 1200)}`;
+}
+
+/** The sweep's own input: the parsed flags minus what only the command line knows (help, upstream keys). */
+function toSweepOptions(flags: RunnerOptions): SweepOptions {
+  return {
+    tasks: flags.tasks,
+    arms: flags.arms,
+    armsExplicit: flags.armsExplicit,
+    repeats: flags.repeats,
+    out: flags.out,
+    workers: flags.workers,
+    model: flags.model,
+    effort: flags.effort,
+    timeoutS: flags.timeoutS,
+    script: flags.script,
+    oracles: flags.oracles,
+    includeExpensive: flags.includeExpensive,
+    candidateOverlay: flags.candidateOverlay,
+    promotion: flags.promotion,
+  };
 }
 
 function isEnvironmentError(error: unknown): boolean {
@@ -80,9 +101,10 @@ async function main(): Promise<number> {
   const home = process.env["HOME"];
   try {
     const summary = await runSweep({
-      options: parsed.value,
+      options: toSweepOptions(flags),
       upstream: upstream.value,
       homeDir: home === undefined || home === "" ? homedir() : home,
+      tmpDir: tmpdir(),
       signal: controller.signal,
       onEvent: (event) => {
         if (event.kind === "warning") process.stderr.write(`wfbench runner: warning: ${redactText(event.message, secrets)}\n`);
@@ -120,11 +142,11 @@ async function main(): Promise<number> {
       process.stderr.write(`wfbench runner: cancelled (${redactText((error as Error).message, secrets)})\n`);
       return EXIT_CANCELLED;
     }
-    if (isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") {
+    if ((isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") || (isSweepError(error) && error.code === "SWEEP_BAD_INPUT")) {
       process.stderr.write(`wfbench runner: ${redactText(error.message, secrets)}\n`);
       return EXIT_USAGE;
     }
-    if (isRunnerError(error) || isEnvironmentError(error)) {
+    if (isRunnerError(error) || isSweepError(error) || isEnvironmentError(error)) {
       const code = (error as Error & { code: string }).code;
       process.stderr.write(`wfbench runner: ${code}: ${redactText((error as Error).message, secrets)}\n`);
       return EXIT_OUTAGE;

@@ -1,9 +1,8 @@
 import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, type SweepStatus } from "@wfbench/bench-report";
 import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
-import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion } from "@wfbench/promotion-gate";
+import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion, type PromotionMetric } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { isCandidateArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
@@ -17,9 +16,8 @@ import { preflight } from "@wfbench/sandbox-bwrap";
 import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildSweepPromotion } from "./build-sweep-promotion.js";
-import { RunnerError } from "./errors.js";
+import { SweepError } from "./errors.js";
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
-import type { RunnerOptions } from "./parse-args.js";
 
 /** What the sweep tells its caller as it goes (main.ts prints these). */
 export type SweepEvent =
@@ -45,12 +43,46 @@ export interface SweepSummary {
   readonly promotion: { readonly path: string; readonly decisions: readonly { readonly candidateArm: string; readonly decision: string }[] } | null;
 }
 
-/** Inputs of {@link runSweep}: validated options plus what only main.ts may know. */
+/** What one sweep runs: already-validated settings (the app parses argv; every path absolute). */
+export interface SweepOptions {
+  /** The task suite YAML. */
+  readonly tasks: string;
+  readonly arms: readonly Arm[];
+  /** True when the arms were chosen explicitly; with an overlay and no explicit arms the sweep runs the overlay's required arms. */
+  readonly armsExplicit: boolean;
+  readonly repeats: number;
+  /** Output directory: must be new or empty. */
+  readonly out: string;
+  /** Cells running at once, across tasks. */
+  readonly workers: number;
+  readonly model: string;
+  readonly effort: string;
+  /** Per session, verify and oracle. */
+  readonly timeoutS: number;
+  /** Scripted-model trajectories (used only with the scripted upstream). */
+  readonly script: string;
+  /** Hidden oracle root. */
+  readonly oracles: string;
+  readonly includeExpensive: boolean;
+  /** Candidate skill overlay directory, or null. */
+  readonly candidateOverlay: string | null;
+  /** The implementation gate's thresholds (reference §2.1). */
+  readonly promotion: {
+    readonly metric: PromotionMetric;
+    readonly minRuns: number;
+    readonly minImprovementPct: number;
+    readonly maxTaskRegressionPct: number;
+  };
+}
+
+/** Inputs of {@link runSweep}: validated options plus what only the app may know (environment, signals). */
 export interface RunSweepInput {
-  readonly options: RunnerOptions;
+  readonly options: SweepOptions;
   /** Resolved by main.ts (resolveUpstreamSettings); a real upstream's key stays in this process and the gateway. */
   readonly upstream: UpstreamSettings;
   readonly homeDir: string | null;
+  /** Where the sweep's scratch dir (wfbench-run-*) is made: the app passes os.tmpdir(). */
+  readonly tmpDir: string;
   readonly signal: AbortSignal;
   readonly onEvent: (event: SweepEvent) => void;
 }
@@ -58,7 +90,7 @@ export interface RunSweepInput {
 async function prepareOutDir(out: string): Promise<void> {
   await mkdir(out, { recursive: true });
   const existing = await readdir(out);
-  if (existing.length > 0) throw new RunnerError("RUNNER_BAD_INPUT", `--out ${out} is not empty (resume is not supported yet): pass a new directory`);
+  if (existing.length > 0) throw new SweepError("SWEEP_BAD_INPUT", `--out ${out} is not empty (resume is not supported yet): pass a new directory`);
 }
 
 /**
@@ -78,8 +110,8 @@ async function hiddenHarnessPaths(sourceRoot: string, harness: readonly { path: 
   return hidden;
 }
 
-function badInput(message: string): RunnerError {
-  return new RunnerError("RUNNER_BAD_INPUT", message);
+function badInput(message: string): SweepError {
+  return new SweepError("SWEEP_BAD_INPUT", message);
 }
 
 /**
@@ -115,7 +147,7 @@ async function readTargetBases(overlay: CandidateOverlay, templates: readonly Te
  * One sweep of the offline pipeline: validate everything before any paid work (suite, arms' skills, oracles, sources),
  * then start the scripted model and the metering gateway, run every (task, arm, repeat) cell through
  * @wfbench/cell-pipeline, append each row to results.jsonl as it lands, and write report.md atomically at the end (also
- * after a cancel). Throws RunnerError(RUNNER_BAD_INPUT) for bad input and lets environment errors propagate.
+ * after a cancel). Throws SweepError(SWEEP_BAD_INPUT) for bad input and lets environment errors propagate.
  */
 export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   const { options, signal, upstream } = input;
@@ -169,7 +201,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     }
   }
 
-  const workDir = await mkdtemp(join(tmpdir(), "wfbench-run-"));
+  const workDir = await mkdtemp(join(input.tmpDir, "wfbench-run-"));
   const templatesDir = join(workDir, "templates");
   const sourcesDir = join(workDir, "sources");
   await mkdir(templatesDir, { recursive: true });
@@ -195,7 +227,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       ]);
       if (typeof hiddenPaths === "string") throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field repo: ${hiddenPaths}`);
       const template = await templates.acquire({ repo: source.value.repo, sha: source.value.sha, hiddenPaths, neutralize: [] });
-      if (!template.ok) throw new RunnerError("RUNNER_TEMPLATE_FAILED", `task ${task.id}: sanitized template failed (${template.error.code}): ${template.error.message}`, { cause: template.error.cause });
+      if (!template.ok) throw new SweepError("SWEEP_TEMPLATE_FAILED", `task ${task.id}: sanitized template failed (${template.error.code}): ${template.error.message}`, { cause: template.error.cause });
       try {
         await computeSkillFingerprint(template.value.path, skills);
       } catch (cause) {
@@ -213,7 +245,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     const execOnlyClaude = await stageExecOnlyBinary(cli.path, join(runtime, "claude"));
     let upstreamConfig: Parameters<typeof startGateway>[0]["upstream"];
     if (upstream.kind === "scripted") {
-      if (script === null || !script.ok) throw new RunnerError("RUNNER_BAD_INPUT", "--script: the scripted model needs its script");
+      if (script === null || !script.ok) throw new SweepError("SWEEP_BAD_INPUT", "--script: the scripted model needs its script");
       model = await startScriptedModel({ script: script.value, listen: { socketPath: join(workDir, "model.sock") }, requestLogPath: join(options.out, "scripted-model-requests.jsonl") });
       // The scripted model ignores the key; a fixed placeholder keeps the "real key never leaves the host" path exercised.
       upstreamConfig = { kind: "scripted", baseUrl: model.baseUrl, socketPath: join(workDir, "model.sock"), apiKey: "wfbench-scripted-upstream-key" };
@@ -230,10 +262,10 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       gateway.revokeCell(canaryCell);
       const detail = redactText(canary.detail, secrets);
       const where = `${upstream.baseUrl} (${detail})`;
-      if (canary.outcome === "key_refused") throw new RunnerError("RUNNER_UPSTREAM_KEY_REFUSED", `upstream canary: ${where} refused the key: check WFBENCH_ANTHROPIC_API_KEY / --anthropic-api-key (or --auth-token for a Bearer endpoint)`);
-      if (canary.outcome === "model_unknown") throw new RunnerError("RUNNER_UPSTREAM_MODEL_UNKNOWN", `upstream canary: ${where} does not serve --model ${options.model}: pass a model id this endpoint serves`);
-      if (canary.outcome === "unreachable") throw new RunnerError("RUNNER_UPSTREAM_UNREACHABLE", `upstream canary: ${where} could not be reached: check --base-url and that the endpoint is up`);
-      if (canary.outcome === "failed") throw new RunnerError("RUNNER_UPSTREAM_FAILED", `upstream canary: ${where} failed the 1-token request: check the endpoint's status before paying for a sweep`);
+      if (canary.outcome === "key_refused") throw new SweepError("SWEEP_UPSTREAM_KEY_REFUSED", `upstream canary: ${where} refused the key: check WFBENCH_ANTHROPIC_API_KEY / --anthropic-api-key (or --auth-token for a Bearer endpoint)`);
+      if (canary.outcome === "model_unknown") throw new SweepError("SWEEP_UPSTREAM_MODEL_UNKNOWN", `upstream canary: ${where} does not serve --model ${options.model}: pass a model id this endpoint serves`);
+      if (canary.outcome === "unreachable") throw new SweepError("SWEEP_UPSTREAM_UNREACHABLE", `upstream canary: ${where} could not be reached: check --base-url and that the endpoint is up`);
+      if (canary.outcome === "failed") throw new SweepError("SWEEP_UPSTREAM_FAILED", `upstream canary: ${where} failed the 1-token request: check the endpoint's status before paying for a sweep`);
     }
     const cellGateway = { hostSocketPath: join(workDir, "gateway.sock"), mintCellToken: gateway.mintCellToken, revokeCell: gateway.revokeCell, summarizeCell: gateway.summarizeCell, flush: gateway.flush };
 
@@ -321,7 +353,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       },
       { promotion },
     );
-    if (!report.ok) throw new RunnerError("RUNNER_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
+    if (!report.ok) throw new SweepError("SWEEP_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
     let promotionSummary: SweepSummary["promotion"] = null;
     if (promotion !== null) {
       const promotionPath = join(options.out, "promotion.json");
@@ -334,7 +366,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       const cell = cells[pool.failure.index];
       const cause = pool.failure.error;
       const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-      throw new RunnerError("RUNNER_CELL_FAILED", `[${cell?.task.id ?? "?"}][${cell?.arm ?? "?"}][run ${cell?.run ?? "?"}] the harness failed (${redactText(what, secrets)}); the other cells finished and ${reportPath} reports the ${rows.length} row(s) recorded`, { cause });
+      throw new SweepError("SWEEP_CELL_FAILED", `[${cell?.task.id ?? "?"}][${cell?.arm ?? "?"}][run ${cell?.run ?? "?"}] the harness failed (${redactText(what, secrets)}); the other cells finished and ${reportPath} reports the ${rows.length} row(s) recorded`, { cause });
     }
     // Reference §5.8: judged after report and promotion are written, over candidate arms, review and ce_review only.
     const health = assessMeasurementHealth(aggregateByTaskArm(rows));
