@@ -70,7 +70,7 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --arms <arm...>       arms in order: ${SUPPORTED_ARMS.join(", ")} (default: ${DEFAULT_ARMS.join(" ")})
   --repeats <n>         repeats per task and arm, 1..100 (default 1; alias --runs)
   --out <dir>           output directory, must be new or empty (default: runs/<UTC timestamp>)
-  --workers <n>         cells of one task run at once, 1..${MAX_WORKERS} (default 1)
+  --workers <n>         cells run at once, packed across tasks, 1..${MAX_WORKERS} (default 1)
   --model <name>        a named, versioned model (default: ${DEMO_MODEL}, served by the scripted model)
   --effort <level>      ${EFFORTS.join(" | ")} (default: xhigh)
   --timeout <seconds>   per session, verify and oracle (default 5400)

@@ -4,17 +4,44 @@ export interface PoolOutcome<T> {
   readonly failure: { readonly index: number; readonly error: unknown } | null;
 }
 
+/** Knobs of {@link runCellPool}. */
+export interface PoolOptions {
+  /**
+   * How far ahead of the oldest unfinished item a new item may start (reference §5.7's packed window): item `i` starts
+   * only once every item before `i − window + 1` has finished, so rows held for in-order commit stay bounded. Default:
+   * unbounded.
+   */
+  readonly window?: number;
+}
+
 /**
- * Runs `items` through `run`, at most `workers` at once, in order. An item that throws stops new items from starting
- * but never abandons the ones still running: the pool settles only after every started item has, so whatever they
- * share (the gateway, the work dir) outlives them. Once `signal` aborts no new item starts. Never rejects.
+ * Runs `items` through `run`, at most `workers` at once, starting them in order across the whole list (one packed pool,
+ * no per-task waves), never more than `window` ahead of the oldest unfinished one. An item that throws stops new items
+ * from starting but never abandons the ones still running: the pool settles only after every started item has, so
+ * whatever they share (the gateway, the work dir) outlives them. Once `signal` aborts no new item starts. Never rejects.
  */
-export async function runCellPool<I, T>(items: readonly I[], workers: number, signal: AbortSignal, run: (item: I, index: number) => Promise<T>): Promise<PoolOutcome<T>> {
+export async function runCellPool<I, T>(items: readonly I[], workers: number, signal: AbortSignal, run: (item: I, index: number) => Promise<T>, options: PoolOptions = {}): Promise<PoolOutcome<T>> {
   const results: T[] = [];
   let failure: PoolOutcome<T>["failure"] = null;
+  const window = Math.max(1, options.window ?? Number.POSITIVE_INFINITY);
+  const finished = new Set<number>();
+  // The oldest unfinished index: the in-order fold can commit everything before it.
+  let fold = 0;
+  let wake: (() => void) | null = null;
+  let woken = new Promise<void>((resolve) => (wake = resolve));
+  const notify = (): void => {
+    const release = wake;
+    woken = new Promise<void>((resolve) => (wake = resolve));
+    release?.();
+  };
+  const onAbort = (): void => notify();
+  signal.addEventListener("abort", onAbort);
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (!signal.aborted && failure === null) {
+    for (;;) {
+      // Wait while the next item would run too far ahead of the fold; an abort or a failure wakes the waiters too.
+      while (!signal.aborted && failure === null && next < items.length && next >= fold + window) await woken;
+      if (signal.aborted || failure !== null) return;
       const index = next;
       next += 1;
       if (index >= items.length) return;
@@ -22,11 +49,19 @@ export async function runCellPool<I, T>(items: readonly I[], workers: number, si
         results.push(await run(items[index] as I, index));
       } catch (error) {
         failure ??= { index, error };
+      } finally {
+        finished.add(index);
+        while (finished.has(fold)) fold += 1;
+        notify();
       }
     }
   };
-  // allSettled, not all: the first rejection must not return while other workers still hold cells.
-  await Promise.allSettled(Array.from({ length: Math.max(0, Math.min(workers, items.length)) }, () => worker()));
+  try {
+    // allSettled, not all: the first rejection must not return while other workers still hold cells.
+    await Promise.allSettled(Array.from({ length: Math.max(0, Math.min(workers, items.length)) }, () => worker()));
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
   return { results, failure };
 }
 

@@ -19,6 +19,9 @@ import { buildSweepPromotion } from "./build-sweep-promotion.js";
 import { SweepError } from "./errors.js";
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
 
+/** Reference §5.7: one pool across all tasks, at most workers × this many cells ahead of the in-order fold. */
+const PACKED_WINDOW_MULTIPLIER = 2;
+
 /** What the sweep tells its caller as it goes (main.ts prints these). */
 export type SweepEvent =
   | { readonly kind: "prepared"; readonly outDir: string; readonly cells: number; readonly claudeVersion: string }
@@ -310,7 +313,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         });
         input.onEvent({ kind: "cell-end", row });
         await committer.offer(index, row);
-      });
+      }, { window: options.workers * PACKED_WINDOW_MULTIPLIER });
     } finally {
       // Rows held behind a cell that threw or never started are still written, in order, before the log closes.
       try {
