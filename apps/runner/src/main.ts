@@ -26,6 +26,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: string, upstream: string, secrets: readonly string[]): string {
   if (event.kind === "prepared") return `wfbench: ${event.cells} cell(s), Claude Code ${event.claudeVersion}, ${upstream}, output ${relative(cwd, event.outDir) || "."}`;
+  if (event.kind === "outage") return `[systemic-outage] ${event.streak} consecutive session/infra/cleanup/review-evidence failures ending at [${event.task}][${event.arm}][run ${event.run}]: no further cell starts (${event.inFlight} still running will be recorded); the report is marked aborted`;
   if (event.kind === "cell-start") return `[${event.task}][${event.arm}][run ${event.run}] starting (${event.index}/${event.total}, ${Math.floor(event.elapsedMs / 60_000)}m elapsed)`;
   const row = event.row;
   const infra = row.error_kind === "infra-error" || row.error_kind === "cleanup-failure";
@@ -53,6 +54,7 @@ function toSweepOptions(flags: RunnerOptions): SweepOptions {
     oracles: flags.oracles,
     includeExpensive: flags.includeExpensive,
     candidateOverlay: flags.candidateOverlay,
+    outageStreak: flags.outageStreak,
     promotion: flags.promotion,
   };
 }
@@ -129,6 +131,7 @@ async function main(): Promise<number> {
       const reasons = arm.reasons.length === 0 ? "" : `; reasons ${arm.reasons.join(", ")}`;
       process.stdout.write(`[health] ${arm.arm}: ${arm.status} (fresh ${arm.freshAttempts}, admissible ${arm.admissible}, execution failures ${arm.executionFailures}, evidence failures ${arm.evidenceFailures}${reasons})\n`);
     }
+    if (summary.outage !== null) return EXIT_OUTAGE;
     if (summary.status === "cancelled") return EXIT_CANCELLED;
     if (summary.unusableArms.length > 0) {
       for (const arm of summary.unusableArms) {

@@ -88,6 +88,23 @@ describe("runCellPool", () => {
     expect(log.indexOf("start 3")).toBeLessThan(log.indexOf("end 0"));
   });
 
+  it("holds an item back while mayStart refuses it, asks again after each finish, and never stalls with nothing running", async () => {
+    const log: string[] = [];
+    let allowed = 1;
+    await runCellPool([30, 5, 5], 3, new AbortController().signal, async (ms, index) => {
+      log.push(`start ${index}`);
+      await tick(ms);
+      log.push(`end ${index}`);
+      allowed = 2;
+      return index;
+    }, { mayStart: (index) => index <= allowed });
+    // Item 2 waits for the first finish (item 1); nothing is refused while no item runs.
+    expect(log.indexOf("start 2")).toBeGreaterThan(log.indexOf("end 1"));
+    expect(log.indexOf("start 2")).toBeLessThan(log.indexOf("end 0"));
+    const never = await runCellPool([1, 2], 2, new AbortController().signal, async (item) => item, { mayStart: () => false });
+    expect([...never.results].sort()).toEqual([1, 2]);
+  });
+
   it("runs nothing for an empty list or zero workers", async () => {
     const run = async (): Promise<number> => 1;
     expect(await runCellPool([], 3, new AbortController().signal, run)).toEqual({ results: [], failure: null });

@@ -12,6 +12,11 @@ export interface PoolOptions {
    * unbounded.
    */
   readonly window?: number;
+  /**
+   * Asked before item `index` starts and again after every item finishes; false holds it back (e.g. while a trip of the
+   * outage breaker could still land far enough behind it). Ignored when nothing is running, so the pool cannot stall.
+   */
+  readonly mayStart?: (index: number) => boolean;
 }
 
 /**
@@ -37,19 +42,23 @@ export async function runCellPool<I, T>(items: readonly I[], workers: number, si
   const onAbort = (): void => notify();
   signal.addEventListener("abort", onAbort);
   let next = 0;
+  let active = 0;
+  const held = (index: number): boolean => index >= fold + window || (active > 0 && options.mayStart !== undefined && !options.mayStart(index));
   const worker = async (): Promise<void> => {
     for (;;) {
       // Wait while the next item would run too far ahead of the fold; an abort or a failure wakes the waiters too.
-      while (!signal.aborted && failure === null && next < items.length && next >= fold + window) await woken;
+      while (!signal.aborted && failure === null && next < items.length && held(next)) await woken;
       if (signal.aborted || failure !== null) return;
       const index = next;
       next += 1;
       if (index >= items.length) return;
+      active += 1;
       try {
         results.push(await run(items[index] as I, index));
       } catch (error) {
         failure ??= { index, error };
       } finally {
+        active -= 1;
         finished.add(index);
         while (finished.has(fold)) fold += 1;
         notify();

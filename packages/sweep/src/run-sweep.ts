@@ -17,6 +17,7 @@ import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildSweepPromotion } from "./build-sweep-promotion.js";
 import { SweepError } from "./errors.js";
+import { couldTripBy, createOutageBreaker, isSystemicRow } from "./outage-breaker.js";
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
 
 /** Reference §5.7: one pool across all tasks, at most workers × this many cells ahead of the in-order fold. */
@@ -27,6 +28,11 @@ export type SweepEvent =
   | { readonly kind: "prepared"; readonly outDir: string; readonly cells: number; readonly claudeVersion: string }
   | { readonly kind: "cell-start"; readonly task: string; readonly arm: Arm; readonly run: number; readonly index: number; readonly total: number; readonly elapsedMs: number }
   | { readonly kind: "cell-end"; readonly row: ResultRow }
+  /**
+   * The outage breaker tripped (reference §5.7): `streak` systemic rows in canonical order ending at this cell; no
+   * further cell starts, the `inFlight` cells already running finish and are recorded.
+   */
+  | { readonly kind: "outage"; readonly task: string; readonly arm: Arm; readonly run: number; readonly streak: number; readonly inFlight: number }
   /** Something the operator should know that does not change the outcome (a scratch dir left behind, refused connections). */
   | { readonly kind: "warning"; readonly message: string };
 
@@ -42,6 +48,8 @@ export interface SweepSummary {
   /** Checked arms whose every fresh attempt was an execution or evidence failure (status UNUSABLE). */
   readonly unusableArms: readonly string[];
   readonly elapsedMs: number;
+  /** Set when the outage breaker stopped the sweep (status "aborted"): the streak and where it reached the limit. */
+  readonly outage: { readonly streak: number; readonly task: string; readonly arm: Arm; readonly run: number } | null;
   /** promotion.json's path and each candidate arm's decision, when candidate arms ran. */
   readonly promotion: { readonly path: string; readonly decisions: readonly { readonly candidateArm: string; readonly decision: string }[] } | null;
 }
@@ -69,6 +77,8 @@ export interface SweepOptions {
   readonly includeExpensive: boolean;
   /** Candidate skill overlay directory, or null. */
   readonly candidateOverlay: string | null;
+  /** Consecutive systemic failures (reference §5.7) that stop the sweep: an integer ≥ 1. */
+  readonly outageStreak: number;
   /** The implementation gate's thresholds (reference §2.1). */
   readonly promotion: {
     readonly metric: PromotionMetric;
@@ -279,16 +289,34 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
 
     const rows: ResultRow[] = [];
+    // The breaker folds rows in the order they are committed, which is canonical: its verdict never depends on which
+    // worker finished first. A trip stops new cells through its own signal; the running ones are not cancelled, so
+    // every row they produce is real evidence and still written (at most workers − 1 of them).
+    const breaker = createOutageBreaker(options.outageStreak);
+    const trip = new AbortController();
+    let outage: SweepSummary["outage"] = null;
+    const running = new Set<number>();
+    // What each finished cell means to the breaker, held rows included: lets the scheduler keep a possible trip within
+    // workers − 1 cells of the last one started, while the packed window runs ahead of the fold.
+    const systemic = new Map<number, boolean>();
     // Rows land in canonical (task, run, arm) order whatever order the workers finish in (reference §5.7's fold order).
-    const committer = createInOrderCommitter<ResultRow>(async (row) => {
+    const committer = createInOrderCommitter<ResultRow>(async (row, index) => {
       await log.append(row);
       rows.push(row);
+      const fold = breaker.fold(row);
+      if (fold.tripped && outage === null) {
+        const cell = cells[index] as (typeof cells)[number];
+        outage = { streak: fold.streak, task: cell.task.id, arm: cell.arm, run: cell.run };
+        trip.abort();
+        input.onEvent({ kind: "outage", ...outage, inFlight: running.size });
+      }
     });
     // A harness exception in one cell stops new cells but waits for the running ones (they share the gateway and the
     // work dir); the rows recorded so far still get their report, and the log is closed on every path.
     let pool: Awaited<ReturnType<typeof runCellPool>>;
     try {
-      pool = await runCellPool(cells, options.workers, signal, async (cell, index) => {
+      pool = await runCellPool(cells, options.workers, AbortSignal.any([signal, trip.signal]), async (cell, index) => {
+        running.add(index);
         input.onEvent({ kind: "cell-start", task: cell.task.id, arm: cell.arm, run: cell.run, index: index + 1, total: cells.length, elapsedMs: Date.now() - started });
         const row = await runCell({
           task: cell.task,
@@ -311,9 +339,11 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           signal,
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
         });
+        running.delete(index);
+        systemic.set(index, isSystemicRow(row));
         input.onEvent({ kind: "cell-end", row });
         await committer.offer(index, row);
-      }, { window: options.workers * PACKED_WINDOW_MULTIPLIER });
+      }, { window: options.workers * PACKED_WINDOW_MULTIPLIER, mayStart: (index) => !couldTripBy(systemic, index - options.workers, options.outageStreak) });
     } finally {
       // Rows held behind a cell that threw or never started are still written, in order, before the log closes.
       try {
@@ -323,7 +353,8 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       }
     }
 
-    const status: SweepStatus = pool.failure !== null ? "aborted" : signal.aborted ? "cancelled" : "complete";
+    // An outage is checked first (reference §4.4 provenance): a trip followed by a signal is still an aborted sweep.
+    const status: SweepStatus = outage !== null || pool.failure !== null ? "aborted" : signal.aborted ? "cancelled" : "complete";
     // Both are pure: the promotion's decisions go into report.md, and neither file is written unless both were built.
     const promotion: Promotion | null =
       overlay === null
@@ -375,7 +406,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     const health = assessMeasurementHealth(aggregateByTaskArm(rows));
     const unusableArms = health.filter((arm) => arm.status === "UNUSABLE").map((arm) => arm.arm);
     finished = true;
-    return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, health, unusableArms, elapsedMs: Date.now() - started, promotion: promotionSummary };
+    return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, health, unusableArms, elapsedMs: Date.now() - started, outage, promotion: promotionSummary };
   } finally {
     if (gateway !== null) {
       const seen = gateway.connectionStats();
