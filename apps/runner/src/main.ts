@@ -107,6 +107,7 @@ async function main(): Promise<number> {
       upstream: upstream.value,
       homeDir: home === undefined || home === "" ? homedir() : home,
       tmpDir: tmpdir(),
+      pid: process.pid,
       signal: controller.signal,
       onEvent: (event) => {
         if (event.kind === "warning") process.stderr.write(`wfbench runner: warning: ${redactText(event.message, secrets)}\n`);

@@ -1,4 +1,4 @@
-import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readFile, readdir, realpath, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, type SweepStatus } from "@wfbench/bench-report";
 import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
@@ -17,6 +17,7 @@ import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildSweepPromotion } from "./build-sweep-promotion.js";
 import { SweepError } from "./errors.js";
+import { claimScratchDir, reapStaleScratchDirs } from "./scratch-dir.js";
 import { couldTripBy, createOutageBreaker, isSystemicRow } from "./outage-breaker.js";
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
 
@@ -96,6 +97,8 @@ export interface RunSweepInput {
   readonly homeDir: string | null;
   /** Where the sweep's scratch dir (wfbench-run-*) is made: the app passes os.tmpdir(). */
   readonly tmpDir: string;
+  /** This process's pid (process.pid), recorded as the scratch dir's owner so a later sweep can reap it once it is gone. */
+  readonly pid: number;
   readonly signal: AbortSignal;
   readonly onEvent: (event: SweepEvent) => void;
 }
@@ -214,7 +217,11 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     }
   }
 
-  const workDir = await mkdtemp(join(input.tmpDir, "wfbench-run-"));
+  // A sweep killed with SIGKILL leaves its scratch dir (cell copies, the CLI copy) behind: reap those whose owner is gone.
+  const reaped = await reapStaleScratchDirs(input.tmpDir);
+  for (const dir of reaped.removed) input.onEvent({ kind: "warning", message: `removed the scratch directory ${dir} of a sweep that is no longer running` });
+  for (const { dir, error } of reaped.failed) input.onEvent({ kind: "warning", message: `could not remove the stale scratch directory ${dir} (${redactText(String(error), secrets)}): delete it by hand` });
+  const workDir = await claimScratchDir(input.tmpDir, input.pid);
   const templatesDir = join(workDir, "templates");
   const sourcesDir = join(workDir, "sources");
   await mkdir(templatesDir, { recursive: true });
