@@ -15,6 +15,7 @@ import { isClaudeCliError } from "@wfbench/claude-cli";
 import { isTaskSuiteError } from "@wfbench/task-suite";
 import { isRunnerError } from "./errors.js";
 import { USAGE, parseArgs } from "./parse-args.js";
+import { createProgressOutput } from "./progress.js";
 import { isSweepError, runSweep, type SweepEvent, type SweepOptions } from "@wfbench/sweep";
 import type { RunnerOptions } from "./parse-args.js";
 
@@ -27,6 +28,10 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: string, upstream: string, secrets: readonly string[]): string {
   if (event.kind === "prepared") return `wfbench: ${event.cells} cell(s), Claude Code ${event.claudeVersion}, ${upstream}, output ${relative(cwd, event.outDir) || "."}`;
   if (event.kind === "outage") return `[systemic-outage] ${event.streak} consecutive session/infra/cleanup/review-evidence failures ending at [${event.task}][${event.arm}][run ${event.run}]: no further cell starts (${event.inFlight} still running will be recorded); the report is marked aborted`;
+  if (event.kind === "heartbeat") {
+    const running = event.running.map((cell) => `[${cell.task}][${cell.arm}][run ${cell.run}]`).join(" ");
+    return `[heartbeat] ${Math.floor(event.elapsedMs / 60_000)}m elapsed, ${event.done}/${event.total} cell(s) done, running: ${running === "" ? "none" : running}`;
+  }
   if (event.kind === "cell-start") return `[${event.task}][${event.arm}][run ${event.run}] starting (${event.index}/${event.total}, ${Math.floor(event.elapsedMs / 60_000)}m elapsed)`;
   const row = event.row;
   const infra = row.error_kind === "infra-error" || row.error_kind === "cleanup-failure";
@@ -101,6 +106,7 @@ async function main(): Promise<number> {
   process.once("SIGINT", () => onSignal("SIGINT"));
   process.once("SIGTERM", () => onSignal("SIGTERM"));
   const home = process.env["HOME"];
+  const progress = createProgressOutput(process.stdout);
   try {
     const summary = await runSweep({
       options: toSweepOptions(flags),
@@ -110,10 +116,16 @@ async function main(): Promise<number> {
       pid: process.pid,
       signal: controller.signal,
       onEvent: (event) => {
-        if (event.kind === "warning") process.stderr.write(`wfbench runner: warning: ${redactText(event.message, secrets)}\n`);
-        else process.stdout.write(`${formatEvent(event, cwd, upstreamLabel, secrets)}\n`);
+        if (event.kind === "warning") {
+          process.stderr.write(`wfbench runner: warning: ${redactText(event.message, secrets)}\n`);
+          return;
+        }
+        progress.line(formatEvent(event, cwd, upstreamLabel, secrets));
+        if (event.kind === "prepared") progress.start(event.cells);
+        if (event.kind === "cell-end") progress.advance();
       },
     });
+    progress.stop();
     const show = (path: string): string => relative(cwd, path) || ".";
     process.stdout.write(
       [
@@ -142,6 +154,7 @@ async function main(): Promise<number> {
     }
     return EXIT_OK;
   } catch (error) {
+    progress.stop();
     if (controller.signal.aborted) {
       process.stderr.write(`wfbench runner: cancelled (${redactText((error as Error).message, secrets)})\n`);
       return EXIT_CANCELLED;

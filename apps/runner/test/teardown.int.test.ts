@@ -46,7 +46,11 @@ function descendants(root: number): Map<number, string> {
   let frontier = [root];
   while (frontier.length > 0) {
     const next: number[] = [];
-    for (const [pid, info] of table) if (frontier.includes(info.ppid) && !found.has(pid)) (found.set(pid, info.start), next.push(pid));
+    for (const [pid, info] of table) {
+      if (!frontier.includes(info.ppid) || found.has(pid)) continue;
+      found.set(pid, info.start);
+      next.push(pid);
+    }
     frontier = next;
   }
   return found;

@@ -17,12 +17,15 @@ import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildSweepPromotion } from "./build-sweep-promotion.js";
 import { SweepError } from "./errors.js";
+import { startHeartbeat } from "./heartbeat.js";
 import { claimScratchDir, reapStaleScratchDirs } from "./scratch-dir.js";
 import { couldTripBy, createOutageBreaker, isSystemicRow } from "./outage-breaker.js";
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
 
 /** Reference §5.7: one pool across all tasks, at most workers × this many cells ahead of the in-order fold. */
 const PACKED_WINDOW_MULTIPLIER = 2;
+/** Default interval of the heartbeat event (issue 14: a sign of life every minute during long cells). */
+const HEARTBEAT_MS = 60_000;
 
 /** What the sweep tells its caller as it goes (main.ts prints these). */
 export type SweepEvent =
@@ -34,6 +37,8 @@ export type SweepEvent =
    * further cell starts, the `inFlight` cells already running finish and are recorded.
    */
   | { readonly kind: "outage"; readonly task: string; readonly arm: Arm; readonly run: number; readonly streak: number; readonly inFlight: number }
+  /** Every heartbeat interval while cells run: how far the sweep is and which cells are running now. */
+  | { readonly kind: "heartbeat"; readonly elapsedMs: number; readonly done: number; readonly total: number; readonly running: readonly { readonly task: string; readonly arm: Arm; readonly run: number }[] }
   /** Something the operator should know that does not change the outcome (a scratch dir left behind, refused connections). */
   | { readonly kind: "warning"; readonly message: string };
 
@@ -100,6 +105,8 @@ export interface RunSweepInput {
   /** This process's pid (process.pid), recorded as the scratch dir's owner so a later sweep can reap it once it is gone. */
   readonly pid: number;
   readonly signal: AbortSignal;
+  /** How often a `heartbeat` event is sent while cells run (default 60 000 ms; tests pass less). */
+  readonly heartbeatMs?: number;
   readonly onEvent: (event: SweepEvent) => void;
 }
 
@@ -321,6 +328,11 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     // A harness exception in one cell stops new cells but waits for the running ones (they share the gateway and the
     // work dir); the rows recorded so far still get their report, and the log is closed on every path.
     let pool: Awaited<ReturnType<typeof runCellPool>>;
+    let done = 0;
+    const stopHeartbeat = startHeartbeat(input.heartbeatMs ?? HEARTBEAT_MS, () => {
+      const now = [...running].sort((a, b) => a - b).map((index) => cells[index] as (typeof cells)[number]);
+      input.onEvent({ kind: "heartbeat", elapsedMs: Date.now() - started, done, total: cells.length, running: now.map((cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run })) });
+    });
     try {
       pool = await runCellPool(cells, options.workers, AbortSignal.any([signal, trip.signal]), async (cell, index) => {
         running.add(index);
@@ -347,11 +359,13 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
         });
         running.delete(index);
+        done += 1;
         systemic.set(index, isSystemicRow(row));
         input.onEvent({ kind: "cell-end", row });
         await committer.offer(index, row);
       }, { window: options.workers * PACKED_WINDOW_MULTIPLIER, mayStart: (index) => !couldTripBy(systemic, index - options.workers, options.outageStreak) });
     } finally {
+      stopHeartbeat();
       // Rows held behind a cell that threw or never started are still written, in order, before the log closes.
       try {
         await committer.drain();
