@@ -84,7 +84,15 @@ describe("snapshotPlugin on the shipped fixtures", () => {
     expect((await stat(destDir)).mode & 0o777).toBe(0o555);
     expect(await readFile(join(destDir, "skills/ce-plan/SKILL.md"))).toEqual(await readFile(join(plugin, "skills/ce-plan/SKILL.md")));
     expect(result.value).toMatchObject({ name: "compound-engineering", version: VERSION, path: destDir });
-    expect(result.value.snapshotDigest).toMatch(/^[0-9a-f]{64}$/u);
+    expect(result.value.manifestDigest).toMatch(/^[0-9a-f]{64}$/u);
+    expect(result.value.provenance).toEqual({
+      name: "compound-engineering",
+      version: VERSION,
+      manifest_schema_version: 1,
+      manifest_digest: result.value.manifestDigest,
+      file_count: 9,
+      total_bytes: result.value.totalBytes,
+    });
   });
 
   it("gives the same digest wherever the plugin lives and a different one when a copied byte changes", async () => {
@@ -98,7 +106,7 @@ describe("snapshotPlugin on the shipped fixtures", () => {
     const d = await snapshotPlugin({ pluginDir: moved, expectedVersion: VERSION, destDir: join(work, "snap-d") });
     await chmod(join(moved, "assets/banner.txt"), 0o755);
     const e = await snapshotPlugin({ pluginDir: moved, expectedVersion: VERSION, destDir: join(work, "snap-e") });
-    const digests = [a, b, c, d, e].map((r) => (r.ok ? r.value.snapshotDigest : r.error.message));
+    const digests = [a, b, c, d, e].map((r) => (r.ok ? r.value.manifestDigest : r.error.message));
     expect(digests[0]).toBe(digests[1]);
     expect(digests[1]).toBe(digests[2]);
     expect(new Set(digests).size).toBe(3);
@@ -171,7 +179,7 @@ describe("snapshotPlugin on a realistic release", () => {
     expect(result.value.files).toHaveLength(copiedFiles);
     expect(result.value.totalBytes).toBeGreaterThan(copiedBytes);
     expect(Math.max(...result.value.files.map((f) => f.size))).toBe(360 * 1024);
-    expect(result.value.files.filter((f) => f.mode === 0o555)).toHaveLength(100);
+    expect(result.value.files.filter((f) => f.executable)).toHaveLength(100);
     const top = (await readdir(destDir)).sort();
     expect(top).toEqual([".claude-plugin", "assets", "scripts", "skills"]);
     expect((await readdir(join(destDir, ".claude-plugin"))).sort()).toEqual(["marketplace.json", "plugin.json"]);

@@ -18,8 +18,8 @@ import {
   type PluginLimits,
 } from "./rules.js";
 
-/** Schema version folded into every snapshot digest; bump when the digested shape changes. */
-export const PLUGIN_SNAPSHOT_SCHEMA_VERSION = 1;
+/** Schema version folded into the manifest digest (reference §4.5); bump when the digested shape changes. */
+export const PLUGIN_MANIFEST_SCHEMA_VERSION = 1;
 
 /** The rule a refused plugin broke; stable, so tests and reports name it. */
 export type PluginRule =
@@ -46,12 +46,22 @@ export interface PluginRefusal {
   readonly message: string;
 }
 
-/** One copied file as digested: plugin-relative path, content hash, size, frozen mode. */
+/** One copied file as digested: plugin-relative path, content hash, size, and whether it is frozen 0555 (else 0444). */
 export interface PluginFile {
   readonly path: string;
   readonly sha256: string;
   readonly size: number;
-  readonly mode: 0o444 | 0o555;
+  readonly executable: boolean;
+}
+
+/** What CE rows and promotion.json record about the plugin (reference §4.5). */
+export interface PluginProvenance {
+  readonly name: typeof CE_PLUGIN_NAME;
+  readonly version: string;
+  readonly manifest_schema_version: typeof PLUGIN_MANIFEST_SCHEMA_VERSION;
+  readonly manifest_digest: string;
+  readonly file_count: number;
+  readonly total_bytes: number;
 }
 
 /** A frozen copy of the plugin at `path`, with the digest rows and promotion.json record. */
@@ -63,7 +73,9 @@ export interface PluginSnapshot {
   readonly totalBytes: number;
   /** Plugin-relative paths left out by the skip rules (directories are listed once, not their contents). */
   readonly skipped: readonly string[];
-  readonly snapshotDigest: string;
+  /** sha256 of canonical JSON `{schema_version, files}`: the `ce_plugin_manifest_digest` of CE rows. */
+  readonly manifestDigest: string;
+  readonly provenance: PluginProvenance;
 }
 
 export type SnapshotPluginResult = { ok: true; value: PluginSnapshot } | { ok: false; error: PluginRefusal };
@@ -139,9 +151,9 @@ export async function snapshotPlugin(request: SnapshotPluginRequest): Promise<Sn
     path: file.path,
     sha256: sha256Hex(file.data),
     size: file.data.byteLength,
-    mode: file.executable ? 0o555 : 0o444,
+    executable: file.executable,
   }));
-  const snapshotDigest = digestJson({ files, name: manifest.name, schema_version: PLUGIN_SNAPSHOT_SCHEMA_VERSION, version: manifest.version });
+  const manifestDigest = digestJson({ files, schema_version: PLUGIN_MANIFEST_SCHEMA_VERSION });
   await writeSnapshot(destDir, walk, files);
   return {
     ok: true,
@@ -152,7 +164,15 @@ export async function snapshotPlugin(request: SnapshotPluginRequest): Promise<Sn
       files,
       totalBytes: walk.totalBytes,
       skipped: walk.skipped.sort(compareCodePoints),
-      snapshotDigest,
+      manifestDigest,
+      provenance: {
+        name: CE_PLUGIN_NAME,
+        version: manifest.version,
+        manifest_schema_version: PLUGIN_MANIFEST_SCHEMA_VERSION,
+        manifest_digest: manifestDigest,
+        file_count: files.length,
+        total_bytes: walk.totalBytes,
+      },
     },
   };
 }
@@ -298,7 +318,7 @@ async function writeSnapshot(destDir: string, walk: Walk, files: readonly Plugin
     for (const [index, file] of files.entries()) {
       const target = join(destDir, file.path);
       await writeFile(target, walk.files[index]?.data ?? Buffer.alloc(0), { flag: "wx", mode: 0o600 });
-      await chmod(target, file.mode);
+      await chmod(target, file.executable ? 0o555 : 0o444);
     }
     // Deepest first, so each directory is still writable while its children are frozen.
     for (const dir of directories.sort((a, b) => b.length - a.length)) await chmod(join(destDir, dir), 0o555);
