@@ -19,7 +19,7 @@ describe("buildTaskBinding", () => {
     const oracle = await captureOracle(task.oracle, join(ROOT, "oracles"));
     if (!oracle.ok) throw new Error(oracle.error.message);
     const commit = "f".repeat(40);
-    const plain = buildTaskBinding(task, { repo: "/tmp/sources/x", sha: commit, origin: "plain-files" }, oracle.value);
+    const plain = buildTaskBinding(task, { repo: "/tmp/sources/x", sha: commit, origin: "plain-files", assets: null }, oracle.value);
     expect(plain).toEqual({
       id: "demo-review-median",
       class: "review-defect",
@@ -41,6 +41,6 @@ describe("buildTaskBinding", () => {
     });
     expect(task.setup).not.toBeNull();
     // A git source is bound by its repository; a plain-file source by its declared directory.
-    expect(buildTaskBinding(task, { repo: "/repos/x", sha: commit, origin: "git" }, oracle.value).repo_identity).toBe("/repos/x");
+    expect(buildTaskBinding(task, { repo: "/repos/x", sha: commit, origin: "git", assets: null }, oracle.value).repo_identity).toBe("/repos/x");
   });
 });
