@@ -164,19 +164,36 @@ describe.skipIf(tools.skip)("a task whose verify and oracle run vitest from a re
     expect(patch).not.toMatch(/node_modules|vendor\/table\.json/u);
   });
 
-  it("refuses a dependency whose symlink leaves it, naming the field, before any cell", async () => {
-    const evil = join(base, "evil");
-    makeRepo(evil, SOURCE_FILES);
-    mkdirSync(join(evil, "node_modules/pkg"), { recursive: true });
-    writeFileSync(join(evil, "node_modules/pkg/index.js"), "export {};\n");
-    symlinkSync("../../../../etc", join(evil, "node_modules/pkg/etc"));
-    mkdirSync(join(evil, "vendor"));
-    writeFileSync(join(evil, "vendor/table.json"), "[]\n");
-    writeFileSync(join(base, "evil.yaml"), suite(evil));
-    const refused = await runRunner(["--tasks", join(base, "evil.yaml"), "--script", join(base, "script.yaml"), "--oracles", oracles, "--arms", "baseline", "--out", join(base, "evil-out")]);
+  for (const [label, link, name] of [
+    ["leaves it", "../../../../etc", "escaping"],
+    ["dangles", "missing.js", "dangling"],
+  ] as const) {
+    it(`refuses a dependency whose symlink ${label}, naming the field, before any cell`, async () => {
+      const evil = join(base, name);
+      makeRepo(evil, SOURCE_FILES);
+      mkdirSync(join(evil, "node_modules/pkg"), { recursive: true });
+      writeFileSync(join(evil, "node_modules/pkg/index.js"), "export {};\n");
+      symlinkSync(link, join(evil, "node_modules/pkg/link"));
+      mkdirSync(join(evil, "vendor"));
+      writeFileSync(join(evil, "vendor/table.json"), "[]\n");
+      writeFileSync(join(base, `${name}.yaml`), suite(evil));
+      const refused = await runRunner(["--tasks", join(base, `${name}.yaml`), "--script", join(base, "script.yaml"), "--oracles", oracles, "--arms", "baseline", "--out", join(base, `${name}-out`)]);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(/sandbox_dependencies\[0\]\.source.*pkg\/link dangles or leaves the dependency/u);
+      expect(existsSync(join(base, `${name}-out`, "results.jsonl"))).toBe(false);
+    });
+  }
+
+  it("refuses a symlink inside a sandbox_copy tree before any cell", async () => {
+    const linked = join(base, "copy-link");
+    makeRepo(linked, SOURCE_FILES);
+    mkdirSync(join(linked, "node_modules"));
+    mkdirSync(join(linked, "vendor"));
+    symlinkSync("/etc/passwd", join(linked, "vendor/table.json"));
+    writeFileSync(join(base, "copy-link.yaml"), suite(linked, { sandbox_copy: ["vendor"] }));
+    const refused = await runRunner(["--tasks", join(base, "copy-link.yaml"), "--script", join(base, "script.yaml"), "--oracles", oracles, "--arms", "baseline", "--out", join(base, "copy-link-out")]);
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toMatch(/sandbox_dependencies\[0\]\.source.*pkg\/etc dangles or leaves the dependency/u);
-    expect(existsSync(join(base, "evil-out", "results.jsonl"))).toBe(false);
+    expect(refused.stderr).toMatch(/sandbox_copy\[0\].*vendor\/table\.json contains a symlink/u);
   });
 
   it("refuses a prebuilt index asset (§7.3) before any cell", async () => {
