@@ -9,7 +9,7 @@ export type CellDraft = Omit<ResultRowFields, "recorded_at">;
 /** What the empty row of a cell is made of (a RunCellInput is one). */
 export type EmptyRowInput = Pick<RunCellInput, "arm" | "run" | "model" | "effort" | "proposerModel" | "upstream" | "overlay"> & {
   readonly task: Pick<RunCellInput["task"], "id" | "ref" | "class" | "prompt">;
-  readonly source: Pick<RunCellInput["source"], "sha">;
+  readonly source: Pick<RunCellInput["source"], "sha"> & Partial<Pick<RunCellInput["source"], "assets">>;
   readonly template: Pick<RunCellInput["template"], "sanitizedSha">;
   readonly oracle: { readonly binding: Pick<RunCellInput["oracle"]["binding"], "oracle_digest" | "oracle_command_digest" | "oracle_manifest_digest"> };
 };
@@ -82,10 +82,11 @@ export function emptyRow(input: EmptyRowInput): CellDraft {
     class: task.class,
     run,
     sandbox_backend: "bwrap",
-    task_asset_snapshot_digest: null,
-    task_asset_manifest_digest: null,
-    sandbox_dependency_content_digest: null,
-    sandbox_dependency_manifest_digest: null,
+    // Null for a task that declares no sandbox_copy / sandbox_dependencies (nothing was captured).
+    task_asset_snapshot_digest: input.source.assets?.snapshotDigest ?? null,
+    task_asset_manifest_digest: input.source.assets?.manifestDigest ?? null,
+    sandbox_dependency_content_digest: input.source.assets?.dependencyContentDigest ?? null,
+    sandbox_dependency_manifest_digest: input.source.assets?.dependencyManifestDigest ?? null,
     sanitized_graph_snapshot_digest: null,
     sanitized_graph_manifest_digest: null,
   };

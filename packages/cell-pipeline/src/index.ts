@@ -19,3 +19,5 @@ export { runCell } from "./run-cell.js";
 export type { CellGateway, RunCellInput } from "./cell-input.js";
 export { REVIEW_ORACLE_OUTPUT, copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
 export type { ReviewArtifactOutcome } from "./score-review-artifact.js";
+export { buildSessionMcp, McpServerDeclarationSchema, SANDBOX_BWRAP } from "./build-mcp-config.js";
+export type { McpServerDeclaration, SessionMcp } from "./build-mcp-config.js";

@@ -22,13 +22,14 @@ const VERIFY_TAIL_CHARS = 4000;
 /** The review artifact's in-sandbox path under both env names (WFBENCH_* and the original GITNEXUS_BENCH_* alias). */
 const REVIEW_OUTPUT_ENV = { [REVIEW_OUTPUT_ENV_VAR]: SANDBOX_REVIEW_OUTPUT_PATH, WFBENCH_REVIEW_OUTPUT: SANDBOX_REVIEW_OUTPUT_PATH };
 
-async function runVerify(workspace: string, command: string, timeoutMs: number, signal?: AbortSignal, reviewOutputDir?: string): Promise<{ passed: boolean; output: string }> {
+async function runVerify(prepared: PreparedCell, command: string, timeoutMs: number, signal?: AbortSignal, reviewOutputDir?: string): Promise<{ passed: boolean; output: string }> {
+  const workspace = prepared.workspace;
   // Review verify reads the artifact through a read-only mount of its directory (reference §6.2).
-  const mounts: Mount[] = reviewOutputDir === undefined ? [] : [{ source: reviewOutputDir, target: SANDBOX_REVIEW_OUTPUT, mode: "ro" }];
+  const mounts: Mount[] = [...prepared.dependencyMounts, ...(reviewOutputDir === undefined ? [] : [{ source: reviewOutputDir, target: SANDBOX_REVIEW_OUTPUT, mode: "ro" as const }])];
   const base = { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() };
   const env = reviewOutputDir === undefined ? base : { ...base, ...REVIEW_OUTPUT_ENV };
   const result = await runSandboxed(
-    { workspace: { hostPath: workspace, mode: "ro" }, mounts, env, network: { mode: "none" } },
+    { workspace: { hostPath: workspace, mode: "ro" }, mounts, tmpfs: [...prepared.dependencyTmpfs], env, network: { mode: "none" } },
     ["/bin/sh", "-c", command],
     { timeoutMs, maxStdoutBytes: 1024 * 1024, ...(signal === undefined ? {} : { signal }) },
   );
@@ -99,7 +100,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
   await resetWorkspaceGit(workspace, prepared.harnessGit, prepared.privateRoot);
   const skillsAfter = await computeSkillFingerprint(workspace, cell.evaluatedSkills).catch(() => "unreadable");
 
-  const verify = await timePhase(draft, "verify", () => runVerify(workspace, input.task.verify, input.timeoutMs, input.signal, cell.reviewDir ?? undefined));
+  const verify = await timePhase(draft, "verify", () => runVerify(prepared, input.task.verify, input.timeoutMs, input.signal, cell.reviewDir ?? undefined));
   const verifyOutput = redactText(verify.output, secrets);
   recordFields(draft, { authored_tests_passed: verify.passed, authored_test_output: verifyOutput, verify_output: verifyOutput });
   let verdict: { passed: boolean; output: string };
@@ -119,7 +120,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
       verdict = await timePhase(draft, "oracle", () => runHiddenOracle(input.oracle, {
         workspaceDir: workspace,
         privateRoot: prepared.privateRoot,
-        runner: createBwrapOracleRunner({ env: { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() } }),
+        runner: createBwrapOracleRunner({ env: { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() }, mounts: prepared.dependencyMounts, tmpfs: prepared.dependencyTmpfs }),
         timeoutMs: input.timeoutMs,
         ...(input.signal === undefined ? {} : { signal: input.signal }),
       }));

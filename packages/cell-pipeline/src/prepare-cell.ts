@@ -1,9 +1,9 @@
 import { performance } from "node:perf_hooks";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { SETTINGS_STUB_CONTENT, buildHarnessGitDir, materializeCell, type HarnessGitDir } from "@wfbench/clone-sanitizer";
+import { SETTINGS_STUB_CONTENT, buildHarnessGitDir, materializeCell, materializeTaskAssets, type HarnessGitDir } from "@wfbench/clone-sanitizer";
 import { isCandidateArm } from "@wfbench/result-row";
-import { runSandboxed } from "@wfbench/sandbox-bwrap";
+import { runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
 import { redactText } from "@wfbench/stream-json-evidence";
 import { applyCandidateOverlay } from "./apply-candidate-overlay.js";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
@@ -34,6 +34,10 @@ export interface PreparedCell {
   readonly harnessGit: HarnessGitDir;
   /** The harness's read-only `{}` that covers the workspace's Claude Code settings files during sessions. */
   readonly settingsStub: string;
+  /** The task's frozen dependencies, read-only at /workspace/<target> in every sandboxed command of the cell. */
+  readonly dependencyMounts: readonly Mount[];
+  /** `.vite-temp` tmpfs overlays inside read-only node_modules dependencies (vitest writes its config bundle there). */
+  readonly dependencyTmpfs: readonly string[];
 }
 
 /** The task's setup command failed: the cell stops here as an infra error. */
@@ -68,13 +72,18 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
   await chmod(settingsStub, 0o444);
   const clone = await timePhase(draft, "materialize", () => materializeCell(input.template, { parentDir: cellRoot, ...signal }));
   const workspace = clone.path;
+  // Copies land in the clone before setup (a review case's setup applies its copied patch); dependencies only get
+  // their mount points here and are bound read-only from the frozen snapshot, never copied.
+  const assets = input.source.assets === null ? null : await timePhase(draft, "materialize", () => materializeTaskAssets(input.source.assets as NonNullable<typeof input.source.assets>, workspace));
+  const dependencyMounts: Mount[] = (assets?.readOnlyBinds ?? []).map((bind) => ({ source: bind.source, target: bind.target, mode: "ro" }));
+  const dependencyTmpfs = [...(assets?.tmpfs ?? [])];
   // Setup is the task's command plus the harness's own steps before the first session (overlay, git dir, digests).
   const setupStarted = performance.now();
   try {
     if (input.task.setup !== null) {
       // Taken before setup: a setup that rewrites the evaluated skills would otherwise measure skills nobody chose.
       const baseSkillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
-      const setup = await runSandboxed({ workspace: { hostPath: workspace, mode: "rw" }, env: buildSandboxEnv(), network: { mode: "none" } }, ["/bin/sh", "-lc", input.task.setup], { timeoutMs: SETUP_TIMEOUT_MS, ...signal });
+      const setup = await runSandboxed({ workspace: { hostPath: workspace, mode: "rw" }, mounts: dependencyMounts, tmpfs: dependencyTmpfs, env: buildSandboxEnv(), network: { mode: "none" } }, ["/bin/sh", "-lc", input.task.setup], { timeoutMs: SETUP_TIMEOUT_MS, ...signal });
       if (!setup.ok) return { ok: false, detail: `setup ${setup.state} (exit ${String(setup.exitCode)}): ${redactText(setup.stderrTail.slice(-1500), secrets)}` };
       const afterSetup = await computeSkillFingerprint(workspace, evaluatedSkills).catch((error: unknown) => `unreadable (${(error as Error).message})`);
       if (afterSetup !== baseSkillDigest) {
@@ -90,7 +99,7 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
     const skillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
     draft.skill_digest = skillDigest;
     const diffBefore = await digestWorkspaceDiff(workspace, baseSha, privateRoot, input.signal);
-    return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore, harnessGit, settingsStub };
+    return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore, harnessGit, settingsStub, dependencyMounts, dependencyTmpfs };
   } finally {
     recordPhase(draft, "setup", performance.now() - setupStarted);
   }

@@ -223,6 +223,8 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       workspace: prepared.workspace,
       homeHostPath: prepared.home,
       tmpHostPath: prepared.tmp,
+      dependencyMounts: prepared.dependencyMounts,
+      dependencyTmpfs: prepared.dependencyTmpfs,
       readOnlySkillRoots: evaluatedSkills.map((skill) => `.claude/skills/${skill}`),
       claudePath: input.claudePath,
       shellPrefixPath: input.shellPrefixPath,

@@ -39,6 +39,9 @@ export interface SessionContext {
    * file, so the Write tool's temp-file-and-rename works). The workspace is then mounted read-only.
    */
   readonly reviewOutputHostPath?: string;
+  /** The task's dependencies, read-only at /workspace/<target> (reference §6.2 mount 1), and their `.vite-temp` tmpfs. */
+  readonly dependencyMounts?: readonly Mount[];
+  readonly dependencyTmpfs?: readonly string[];
 }
 
 /**
@@ -79,6 +82,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     throw error;
   }
   const mounts: Mount[] = [
+    ...(context.dependencyMounts ?? []),
     { source: context.claudePath, target: SANDBOX_CLAUDE, mode: "ro" },
     { source: context.shellPrefixPath, target: SANDBOX_SHELL_PREFIX, mode: "ro" },
   ];
@@ -108,6 +112,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
       homeHostPath: context.homeHostPath,
       tmpHostPath: context.tmpHostPath,
       mounts,
+      tmpfs: [...(context.dependencyTmpfs ?? [])],
       env,
       network: { mode: "gateway-socket", hostSocketPath: context.gatewaySocketPath },
     },

@@ -27,6 +27,16 @@ describe("buildClaudeArgv", () => {
     expect(argv.slice(-2)).toEqual(["--disallowedTools", "Skill"]);
   });
 
+  it("passes a given MCP config strictly, pre-approves only the named MCP tools, and refuses the disallowed ones", () => {
+    const config = '{"mcpServers":{"wfbench-demo":{"type":"stdio","command":"/usr/bin/env","args":[]}}}';
+    const argv = buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: true, mcpConfig: config, mcpAllowedTools: ["mcp__wfbench-demo"], mcpDisallowedTools: ["mcp__other"] });
+    expect(valueAfter(argv, "--mcp-config")).toBe(config);
+    expect(argv[argv.indexOf("--mcp-config") - 1]).toBe("--strict-mcp-config");
+    expect(valueAfter(argv, "--tools")).toBe("Read,Grep,Glob,Edit,Write,Bash");
+    expect(valueAfter(argv, "--allowedTools")).toBe("Read,Grep,Glob,Edit,Write,Bash,mcp__wfbench-demo");
+    expect(argv.slice(-4)).toEqual(["--disallowedTools", "Skill", "--disallowedTools", "mcp__other"]);
+  });
+
   it("drops Edit (keeps Write) and grants the review-output directory for a review session", () => {
     const argv = buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: false, allowEdit: false, addDirs: ["/review-output"] });
     expect(valueAfter(argv, "--tools")).toBe("Read,Grep,Glob,Write,Bash,Skill");

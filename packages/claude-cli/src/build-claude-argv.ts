@@ -49,6 +49,12 @@ export interface ClaudeArgvInput {
   readonly addDirs?: readonly string[];
   /** The session's non-secret environment, pinned in `--settings` so no writable settings source can replace it. */
   readonly pinnedEnv?: Readonly<Record<string, string>>;
+  /** The `--mcp-config` JSON (always with `--strict-mcp-config`, so no project or user server joins); default no servers. */
+  readonly mcpConfig?: string;
+  /** MCP tool patterns pre-approved with `--allowedTools` (e.g. `mcp__wfbench-demo`); built-ins are never widened. */
+  readonly mcpAllowedTools?: readonly string[];
+  /** MCP tool patterns refused with `--disallowedTools` (baseline_nomcp names every declared server). */
+  readonly mcpDisallowedTools?: readonly string[];
 }
 
 /**
@@ -74,11 +80,11 @@ export function buildClaudeArgv(input: ClaudeArgvInput): string[] {
     "project",
     "--strict-mcp-config",
     "--mcp-config",
-    '{"mcpServers":{}}',
+    input.mcpConfig ?? '{"mcpServers":{}}',
     "--tools",
     tools,
     "--allowedTools",
-    tools,
+    [tools, ...(input.mcpAllowedTools ?? [])].join(","),
     "--permission-mode",
     "dontAsk",
     "--model",
@@ -90,5 +96,6 @@ export function buildClaudeArgv(input: ClaudeArgvInput): string[] {
   // Without it the CLI's own permission layer refuses a Write outside the working directory in dontAsk mode.
   for (const dir of input.addDirs ?? []) argv.push("--add-dir", dir);
   if (input.disallowSkill) argv.push("--disallowedTools", "Skill");
+  for (const pattern of input.mcpDisallowedTools ?? []) argv.push("--disallowedTools", pattern);
   return argv;
 }

@@ -12,3 +12,8 @@ export type { HarnessGitDir, WorkspaceGitPaths } from "./harness-git-dir.js";
 export { inspectRelativePath } from "./inspect-path.js";
 export type { PathInspection } from "./inspect-path.js";
 export { SETTINGS_STUB_CONTENT, SETTINGS_STUB_PATHS } from "./schema.js";
+export { createTaskAssetCache } from "./task-asset-cache.js";
+export type { AssetFailure, TaskAssetCache } from "./task-asset-cache.js";
+export type { AssetEntry, CapturedDependency, TaskAssetSnapshot } from "./snapshot-task-assets.js";
+export { materializeTaskAssets } from "./materialize-task-assets.js";
+export type { AssetMounts } from "./materialize-task-assets.js";

@@ -181,11 +181,6 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   if (!suite.ok) throw badInput(suite.error.message);
   const tasks = suite.value.selected;
   if (tasks.length === 0) throw badInput(`${options.tasks}: every task is expensive: pass --include-expensive`);
-  for (const task of tasks) {
-    if (task.sandboxCopy.length > 0 || task.sandboxDependencies.length > 0) {
-      throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field sandbox_copy/sandbox_dependencies is not supported by this runner yet: remove it`);
-    }
-  }
   // The overlay is validated before anything else is prepared (reference §9.4); it also fixes the arm list (§2.1).
   let overlay: { value: CandidateOverlay; digest: string } | null = null;
   let arms: readonly Arm[] = options.arms;

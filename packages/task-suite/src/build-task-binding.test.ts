@@ -1,4 +1,7 @@
 import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { createTaskAssetCache } from "@wfbench/clone-sanitizer";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -19,7 +22,7 @@ describe("buildTaskBinding", () => {
     const oracle = await captureOracle(task.oracle, join(ROOT, "oracles"));
     if (!oracle.ok) throw new Error(oracle.error.message);
     const commit = "f".repeat(40);
-    const plain = buildTaskBinding(task, { repo: "/tmp/sources/x", sha: commit, origin: "plain-files" }, oracle.value);
+    const plain = buildTaskBinding(task, { repo: "/tmp/sources/x", sha: commit, origin: "plain-files", assets: null }, oracle.value);
     expect(plain).toEqual({
       id: "demo-review-median",
       class: "review-defect",
@@ -41,6 +44,41 @@ describe("buildTaskBinding", () => {
     });
     expect(task.setup).not.toBeNull();
     // A git source is bound by its repository; a plain-file source by its declared directory.
-    expect(buildTaskBinding(task, { repo: "/repos/x", sha: commit, origin: "git" }, oracle.value).repo_identity).toBe("/repos/x");
+    expect(buildTaskBinding(task, { repo: "/repos/x", sha: commit, origin: "git", assets: null }, oracle.value).repo_identity).toBe("/repos/x");
+  });
+
+  it("binds a task's dependency digests from its asset snapshot, so a changed dependency tree is a different task", async () => {
+    const suite = await loadTaskSuite(join(ROOT, "tasks/demo.yaml"), { homeDir: null });
+    if (!suite.ok) throw new Error(suite.error.message);
+    const demo = suite.value.tasks.find((t) => t.id === "demo-clamp");
+    if (demo === undefined) throw new Error("demo-clamp is missing");
+    const oracle = await captureOracle(demo.oracle, join(ROOT, "oracles"));
+    if (!oracle.ok) throw new Error(oracle.error.message);
+    const base = mkdtempSync(join(tmpdir(), "binding-assets-"));
+    const cache = createTaskAssetCache(join(base, "cache"));
+    mkdirSync(join(base, "cache"));
+    try {
+      const task = { ...demo, sandboxDependencies: [{ source: "node_modules", target: "node_modules" }] };
+      const digestsOf = async (content: string, name: string) => {
+        const repo = join(base, name);
+        mkdirSync(join(repo, "node_modules"), { recursive: true });
+        writeFileSync(join(repo, "node_modules/a.js"), content);
+        const snapshot = await cache.acquire({ repoIdentity: repo, resolvedSha: "f".repeat(40), sourceRoot: repo, declarations: { sandbox_dependencies: [...task.sandboxDependencies] } });
+        if (!snapshot.ok) throw new Error(snapshot.error.message);
+        const binding = buildTaskBinding(task, { repo, sha: "f".repeat(40), origin: "git", assets: snapshot.value }, oracle.value);
+        expect(binding.sandbox_dependency_content_digest).toBe(snapshot.value.dependencyContentDigest);
+        expect(binding.sandbox_dependency_manifest_digest).toBe(snapshot.value.dependencyManifestDigest);
+        expect(binding.sandbox_dependencies).toEqual([{ source: "node_modules", target: "node_modules" }]);
+        return [binding.sandbox_dependency_content_digest, binding.sandbox_dependency_manifest_digest];
+      };
+      const one = await digestsOf("export const a = 1;\n", "one");
+      const two = await digestsOf("export const a = 2;\n", "two");
+      expect(one[0]).not.toBe(sha("[]"));
+      expect(one[0]).not.toBe(two[0]);
+      expect(one[1]).not.toBe(two[1]);
+    } finally {
+      await cache.dispose();
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });

@@ -27,9 +27,9 @@ export type TaskDefinitionBinding = {
 
 /**
  * A selected task's definition binding (reference §3.1): its identity, the digests of its prompt, setup and verify,
- * its oracle's digests and files, and the commit its ref resolved to. The runner refuses sandbox_copy /
- * sandbox_dependencies, so the dependency digests are those of an empty dependency list. Trusts its inputs (already
- * validated); a plain-file source is bound by its declared directory, its commit being per sweep.
+ * its oracle's digests and files, the dependency digests of its asset snapshot (those of an empty dependency list when
+ * it declares none), and the commit its ref resolved to. Trusts its inputs (already validated); a plain-file source is
+ * bound by its declared directory, its commit being per sweep.
  */
 export function buildTaskBinding(task: Task, source: ResolvedSource, oracle: OracleSnapshot): TaskDefinitionBinding {
   const binding = oracle.binding;
@@ -44,8 +44,8 @@ export function buildTaskBinding(task: Task, source: ResolvedSource, oracle: Ora
     expensive: task.expensive,
     sandbox_copy: [...task.sandboxCopy],
     sandbox_dependencies: task.sandboxDependencies.map((dep) => ({ ...dep })),
-    sandbox_dependency_content_digest: digestJson([]),
-    sandbox_dependency_manifest_digest: digestJson({ dependencies: [], schema_version: 1 }),
+    sandbox_dependency_content_digest: source.assets?.dependencyContentDigest ?? digestJson([]),
+    sandbox_dependency_manifest_digest: source.assets?.dependencyManifestDigest ?? digestJson({ dependencies: [], schema_version: 1 }),
     oracle_digest: binding.oracle_digest,
     oracle_command_digest: binding.oracle_command_digest,
     oracle_manifest_digest: binding.oracle_manifest_digest,

@@ -1,5 +1,5 @@
 /** Stable codes for task-suite failures; callers branch on these, never on messages. */
-export type TaskSuiteErrorCode = "TASK_SUITE_GIT_FAILED";
+export type TaskSuiteErrorCode = "TASK_SUITE_GIT_FAILED" | "TASK_SUITE_ASSETS_FAILED";
 
 /** Base error of task-suite: thrown for environment failures (git, unreadable source trees), never for bad task files. */
 export class TaskSuiteError extends Error {

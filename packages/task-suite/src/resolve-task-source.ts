@@ -1,6 +1,6 @@
 import { cp, lstat, mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { GitRunner } from "@wfbench/clone-sanitizer";
+import { createTaskAssetCache, type GitRunner, type TaskAssetSnapshot } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { TaskSuiteError } from "./errors.js";
 import type { Task } from "./load-task-suite.js";
@@ -12,12 +12,15 @@ export interface ResolvedSource {
   /** The resolved commit, lower-case hex. */
   readonly sha: string;
   readonly origin: "git" | "plain-files";
+  /** The task's frozen `sandbox_copy` / `sandbox_dependencies` snapshot; null when it declares neither. */
+  readonly assets: TaskAssetSnapshot | null;
 }
 
 /** An expected refusal: the ref does not resolve, the source is neither a repository nor a directory, or a plain-file source holds a link or special file. */
 export interface SourceRefusal {
   readonly task: string;
-  readonly field: "repo" | "ref";
+  /** `repo`, `ref`, or the asset declaration at fault (`sandbox_copy[0]`, `sandbox_dependencies[1].source`, …). */
+  readonly field: string;
   readonly message: string;
 }
 
@@ -36,6 +39,9 @@ export interface TaskSourceResolverOptions {
   readonly workDir: string;
   readonly timeoutMs?: number;
 }
+
+// An asset capture past its limits or changing under the copy is the task's fault, not the environment's.
+const ASSET_INPUT_CODES = new Set(["invalid-declaration", "SANITIZER_ASSET_LIMIT", "SANITIZER_ASSET_MUTATED"]);
 
 /** Fixed identity and dates, so a plain-file source becomes the same commit on every machine and every run. */
 export const PLAIN_SOURCE_COMMIT_ENV: Readonly<Record<string, string>> = {
@@ -89,7 +95,10 @@ async function kindOf(path: string): Promise<"git" | "dir" | "missing"> {
  * as is (`rev-parse <ref>^{commit}`); a plain directory (how the demo suite ships its sources) is copied into `workDir`
  * and committed once with fixed author and dates, so its sha is stable. Trusts the git binary; refuses a missing
  * source or ref, and a plain-file source holding a link or special file, as values; throws TaskSuiteError when git or
- * the copy fails.
+ * the copy fails. A task declaring `sandbox_copy` / `sandbox_dependencies` also gets its asset snapshot, captured once
+ * per (repo, sha, declarations) from the repository's working tree into `<workDir>/.task-assets` (removed with
+ * `workDir`); a refused declaration, a link that dangles or leaves its dependency, or a capture past the limits comes
+ * back as a refusal naming the field.
  */
 export function createTaskSourceResolver(options: TaskSourceResolverOptions): TaskSourceResolver {
   const timeoutMs = options.timeoutMs ?? 120_000;
@@ -109,7 +118,7 @@ export function createTaskSourceResolver(options: TaskSourceResolverOptions): Ta
       await git(options.git, dest, ["add", "-A", "."], timeoutMs);
       await git(options.git, dest, ["commit", "-q", "--no-verify", "-m", "task source"], timeoutMs, PLAIN_SOURCE_COMMIT_ENV);
       const sha = (await git(options.git, dest, ["rev-parse", "--verify", "HEAD^{commit}"], timeoutMs)).trim();
-      return { ok: true, value: { repo: dest, sha, origin: "plain-files" } };
+      return { ok: true, value: { repo: dest, sha, origin: "plain-files", assets: null } };
     }
     const top = (await git(options.git, task.repo, ["rev-parse", "--show-toplevel"], timeoutMs)).trim();
     const outcome = await options.git.run({ argv: [...HARDENING, "rev-parse", "--verify", "--end-of-options", `${task.ref}^{commit}`], cwd: top, timeoutMs, maxOutputBytes: 4096 });
@@ -117,17 +126,42 @@ export function createTaskSourceResolver(options: TaskSourceResolverOptions): Ta
     if (outcome.exitCode !== 0 || !SHA_PATTERN.test(sha)) {
       return { ok: false, error: { task: task.id, field: "ref", message: `${JSON.stringify(task.ref)} does not name a commit in ${top}` } };
     }
-    return { ok: true, value: { repo: top, sha, origin: "git" } };
+    return { ok: true, value: { repo: top, sha, origin: "git", assets: null } };
+  };
+  let assetCache: ReturnType<typeof createTaskAssetCache> | null = null;
+  const withAssets = async (task: Task, source: ResolvedSource): Promise<ResolveSourceResult> => {
+    if (task.sandboxCopy.length === 0 && task.sandboxDependencies.length === 0) return { ok: true, value: source };
+    if (assetCache === null) {
+      const cacheRoot = join(options.workDir, ".task-assets");
+      await mkdir(cacheRoot, { recursive: true, mode: 0o700 });
+      assetCache = createTaskAssetCache(cacheRoot);
+    }
+    const acquired = await assetCache.acquire({
+      repoIdentity: source.origin === "git" ? source.repo : task.repo,
+      resolvedSha: source.sha,
+      // Dependencies (node_modules, built dist) are untracked: they come from the working tree the task names.
+      sourceRoot: source.origin === "git" ? source.repo : task.repo,
+      declarations: { sandbox_copy: [...task.sandboxCopy], sandbox_dependencies: task.sandboxDependencies.map((dep) => ({ ...dep })) },
+    });
+    if (acquired.ok) return { ok: true, value: { ...source, assets: acquired.value } };
+    const failure = acquired.error;
+    if (!ASSET_INPUT_CODES.has(failure.code)) {
+      throw new TaskSuiteError("TASK_SUITE_ASSETS_FAILED", `task ${task.id}: ${failure.message}`, { cause: failure.cause });
+    }
+    const cause = failure.cause as { field?: unknown; path?: unknown };
+    const field = typeof cause.field === "string" ? cause.field : task.sandboxDependencies.length > 0 ? "sandbox_dependencies" : "sandbox_copy";
+    return { ok: false, error: { task: task.id, field, message: failure.message } };
   };
   return {
-    resolve(task: Task): Promise<ResolveSourceResult> {
+    async resolve(task: Task): Promise<ResolveSourceResult> {
       const key = `${task.repo}\0${task.ref}`;
       let pending = memo.get(key);
       if (pending === undefined) {
         pending = build(task);
         memo.set(key, pending);
       }
-      return pending;
+      const source = await pending;
+      return source.ok ? withAssets(task, source.value) : source;
     },
   };
 }

@@ -49,7 +49,7 @@ describe.skipIf(!hasGit && !required)("createTaskSourceResolver (real git)", () 
       if (!made.ok) throw new Error(made.error.message);
       const resolver = createTaskSourceResolver({ git, workDir: join(tempDir(), "w") });
       const head = await resolver.resolve(task(made.value.repo));
-      expect(head.ok && head.value).toEqual({ repo: made.value.repo, sha: made.value.sha, origin: "git" });
+      expect(head.ok && head.value).toEqual({ repo: made.value.repo, sha: made.value.sha, origin: "git", assets: null });
       const missing = await resolver.resolve(task(made.value.repo, "no-such-branch"));
       expect(!missing.ok && missing.error).toMatchObject({ task: "t", field: "ref" });
       const plainRef = await resolver.resolve(task(FIXTURE, "v1"));
