@@ -1,7 +1,7 @@
 import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { renderReport, openResultsLog, type SweepStatus } from "@wfbench/bench-report";
+import { REPORT_PROVENANCE_FILE, formatReportProvenance, renderReport, openResultsLog, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
 import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
 import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
@@ -153,7 +153,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   const script = upstream.kind === "scripted" ? await loadScript(options.script) : null;
   if (script !== null && !script.ok) throw badInput(`--script: ${script.error.message}`);
   await preflight({});
-  const cli = await resolveClaudeCli();
+  const cli = await resolveClaudeCli({ claudeBin: options.claudeBin });
   await prepareOutDir(options.out);
 
   const oracles = new Map<string, OracleSnapshot>();
@@ -265,7 +265,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           oracle: oracles.get(cell.task.id) as OracleSnapshot,
           model: options.model,
           effort: options.effort,
-          proposerModel: null,
+          proposerModel: options.proposerModel,
           claudePath: execOnlyClaude,
           shellPrefixPath,
           gateway: cellGateway,
@@ -306,22 +306,21 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
             complete: status === "complete",
             now: new Date(),
           });
-    const report = renderReport(
-      rows,
-      {
-        benchmarkModel: options.model,
-        proposerModel: null,
-        effort: options.effort,
-        selectedTasks: tasks.map((t) => t.id),
-        skippedExpensiveTasks: suite.value.skippedExpensive,
-        upstream: upstream.kind,
-        claudeCodeVersion: cli.version,
-        status,
-        upstreamCanary: canary === null ? null : `\`${canary.outcome}\` (${redactText(canary.detail, secrets)})`,
-      },
-      { promotion },
-    );
+    const provenance: ReportProvenance = {
+      benchmarkModel: options.model,
+      proposerModel: options.proposerModel,
+      effort: options.effort,
+      selectedTasks: tasks.map((t) => t.id),
+      skippedExpensiveTasks: suite.value.skippedExpensive,
+      upstream: upstream.kind,
+      claudeCodeVersion: options.claudeBin === null ? cli.version : `${cli.version} (--claude-bin ${cli.path})`,
+      status,
+      upstreamCanary: canary === null ? null : `\`${canary.outcome}\` (${redactText(canary.detail, secrets)})`,
+    };
+    const report = renderReport(rows, provenance, { promotion });
     if (!report.ok) throw new RunnerError("RUNNER_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
+    // `wfbench report` re-renders report.md from results.jsonl plus these facts, which the rows do not carry.
+    await writeFileAtomic(join(options.out, REPORT_PROVENANCE_FILE), formatReportProvenance(provenance), { mode: 0o644 });
     let promotionSummary: SweepSummary["promotion"] = null;
     if (promotion !== null) {
       const promotionPath = join(options.out, "promotion.json");
