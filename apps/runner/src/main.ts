@@ -1,6 +1,6 @@
 // The runner's command line: the only place that reads argv and the environment, prints, and maps errors to exit codes.
 import { appendFile, readFile } from "node:fs/promises";
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { extractMainTable, isBenchReportError } from "@wfbench/bench-report";
@@ -16,7 +16,9 @@ import { isClaudeCliError } from "@wfbench/claude-cli";
 import { isTaskSuiteError } from "@wfbench/task-suite";
 import { isRunnerError } from "./errors.js";
 import { USAGE, parseArgs } from "./parse-args.js";
-import { runSweep, type SweepEvent } from "./run-sweep.js";
+import { createProgressOutput } from "./progress.js";
+import { isSweepError, runSweep, type SweepEvent, type SweepOptions } from "@wfbench/sweep";
+import type { RunnerOptions } from "./parse-args.js";
 
 export const EXIT_OK = 0;
 export const EXIT_OUTAGE = 1;
@@ -26,6 +28,11 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: string, upstream: string, secrets: readonly string[]): string {
   if (event.kind === "prepared") return `wfbench: ${event.cells} cell(s), Claude Code ${event.claudeVersion}, ${upstream}, output ${relative(cwd, event.outDir) || "."}`;
+  if (event.kind === "outage") return `[systemic-outage] ${event.streak} consecutive session/infra/cleanup/review-evidence failures ending at [${event.task}][${event.arm}][run ${event.run}]: no further cell starts (${event.inFlight} still running will be recorded); the report is marked aborted`;
+  if (event.kind === "heartbeat") {
+    const running = event.running.map((cell) => `[${cell.task}][${cell.arm}][run ${cell.run}]`).join(" ");
+    return `[heartbeat] ${Math.floor(event.elapsedMs / 60_000)}m elapsed, ${event.done}/${event.total} cell(s) done, running: ${running === "" ? "none" : running}`;
+  }
   if (event.kind === "cell-start") return `[${event.task}][${event.arm}][run ${event.run}] starting (${event.index}/${event.total}, ${Math.floor(event.elapsedMs / 60_000)}m elapsed)`;
   const row = event.row;
   const infra = row.error_kind === "infra-error" || row.error_kind === "cleanup-failure";
@@ -48,6 +55,29 @@ async function appendStepSummary(path: string | undefined, reportPath: string): 
   } catch (error) {
     process.stderr.write(`wfbench runner: warning: could not append the report table to GITHUB_STEP_SUMMARY ${path}: ${(error as Error).message}\n`);
   }
+}
+
+/** The sweep's own input: the parsed flags minus what only the command line knows (help, upstream keys). */
+function toSweepOptions(flags: RunnerOptions): SweepOptions {
+  return {
+    tasks: flags.tasks,
+    arms: flags.arms,
+    armsExplicit: flags.armsExplicit,
+    repeats: flags.repeats,
+    out: flags.out,
+    workers: flags.workers,
+    model: flags.model,
+    effort: flags.effort,
+    timeoutS: flags.timeoutS,
+    script: flags.script,
+    oracles: flags.oracles,
+    includeExpensive: flags.includeExpensive,
+    candidateOverlay: flags.candidateOverlay,
+    outageStreak: flags.outageStreak,
+    claudeBin: flags.claudeBin,
+    proposerModel: flags.proposerModel,
+    promotion: flags.promotion,
+  };
 }
 
 function isEnvironmentError(error: unknown): boolean {
@@ -93,17 +123,26 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   process.once("SIGINT", () => onSignal("SIGINT"));
   process.once("SIGTERM", () => onSignal("SIGTERM"));
   const home = process.env["HOME"];
+  const progress = createProgressOutput(process.stdout);
   try {
     const summary = await runSweep({
-      options: parsed.value,
+      options: toSweepOptions(flags),
       upstream: upstream.value,
       homeDir: home === undefined || home === "" ? homedir() : home,
+      tmpDir: tmpdir(),
+      pid: process.pid,
       signal: controller.signal,
       onEvent: (event) => {
-        if (event.kind === "warning") process.stderr.write(`wfbench runner: warning: ${redactText(event.message, secrets)}\n`);
-        else process.stdout.write(`${formatEvent(event, cwd, upstreamLabel, secrets)}\n`);
+        if (event.kind === "warning") {
+          process.stderr.write(`wfbench runner: warning: ${redactText(event.message, secrets)}\n`);
+          return;
+        }
+        progress.line(formatEvent(event, cwd, upstreamLabel, secrets));
+        if (event.kind === "prepared") progress.start(event.cells);
+        if (event.kind === "cell-end") progress.advance();
       },
     });
+    progress.stop();
     const show = (path: string): string => relative(cwd, path) || ".";
     process.stdout.write(
       [
@@ -123,6 +162,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       const reasons = arm.reasons.length === 0 ? "" : `; reasons ${arm.reasons.join(", ")}`;
       process.stdout.write(`[health] ${arm.arm}: ${arm.status} (fresh ${arm.freshAttempts}, admissible ${arm.admissible}, execution failures ${arm.executionFailures}, evidence failures ${arm.evidenceFailures}${reasons})\n`);
     }
+    if (summary.outage !== null) return EXIT_OUTAGE;
     if (summary.status === "cancelled") return EXIT_CANCELLED;
     if (summary.unusableArms.length > 0) {
       for (const arm of summary.unusableArms) {
@@ -132,16 +172,17 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     }
     return EXIT_OK;
   } catch (error) {
+    progress.stop();
     if (controller.signal.aborted) {
       process.stderr.write(`wfbench runner: cancelled (${redactText((error as Error).message, secrets)})\n`);
       return EXIT_CANCELLED;
     }
     // A --claude-bin the resolver refuses is the operator's input, not a broken install.
-    if ((isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") || (isClaudeCliError(error) && flags.claudeBin !== null && error.code !== "CLAUDE_CLI_NOT_EXEC_ONLY")) {
+    if ((isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") || (isSweepError(error) && error.code === "SWEEP_BAD_INPUT") || (isClaudeCliError(error) && flags.claudeBin !== null && error.code !== "CLAUDE_CLI_NOT_EXEC_ONLY")) {
       process.stderr.write(`wfbench runner: ${redactText(error.message, secrets)}\n`);
       return EXIT_USAGE;
     }
-    if (isRunnerError(error) || isEnvironmentError(error)) {
+    if (isRunnerError(error) || isSweepError(error) || isEnvironmentError(error)) {
       const code = (error as Error & { code: string }).code;
       process.stderr.write(`wfbench runner: ${code}: ${redactText((error as Error).message, secrets)}\n`);
       return EXIT_OUTAGE;

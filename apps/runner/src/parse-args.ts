@@ -38,7 +38,7 @@ export interface RunnerOptions {
   readonly authToken: string | null;
   /** `--openai-api-key`: starts the loopback LiteLLM gateway; null when not given (env is read by main.ts). */
   readonly openaiApiKey: string | null;
-  /** `--outage-streak`: consecutive systemic failures that abort the sweep (default 5). */
+  /** `--outage-streak`: consecutive systemic failures (reference §5.7, canonical order, across tasks) that stop the sweep. */
   readonly outageStreak: number;
   /** `--claude-bin`: a user-supplied Claude Code CLI (absolute), or null for the pinned one. */
   readonly claudeBin: string | null;
@@ -79,7 +79,7 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --arms <arm...>       arms in order: ${SUPPORTED_ARMS.join(", ")} (default: ${DEFAULT_ARMS.join(" ")})
   --repeats <n>         repeats per task and arm, 1..100 (default 1; alias --runs)
   --out <dir>           output directory, must be new or empty (default: runs/<UTC timestamp>)
-  --workers <n>         cells of one task run at once, 1..${MAX_WORKERS} (default 1)
+  --workers <n>         cells run at once, packed across tasks, 1..${MAX_WORKERS} (default 1)
   --model <name>        a named, versioned model (default: ${DEMO_MODEL}, served by the scripted model)
   --effort <level>      ${EFFORTS.join(" | ")} (default: xhigh)
   --timeout <seconds>   per session, verify and oracle (default 5400)
@@ -95,7 +95,8 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --claude-bin <path>   a Claude Code CLI to run instead of the pinned one; it must answer --version with a
                         supported version (its version is recorded in report.md)
   --proposer-model <name>  provenance only: the model that proposed the overlay (recorded in rows and report.md)
-  --outage-streak <n>   abort after n consecutive systemic failures, 1 or more (default 5)
+  --outage-streak <n>   stop starting cells after n consecutive session/infra/cleanup/review-evidence failures in
+                        (task, run, arm) order, across tasks; report "Sweep aborted", exit 1 (default 5)
   --include-expensive   include tasks marked expensive: true
   --candidate-overlay <dir>   skill overlay (.claude/skills/<skill>/*.md) for the candidate_* arms; without --arms the
                         sweep runs exactly the pairs it requires (a work overlay: workflow candidate_workflow
@@ -275,11 +276,11 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   if (typeof workers !== "number") return { ok: false, error: workers };
   const timeoutS = parseInteger("--timeout", one("--timeout") ?? "5400", 1, 86_400, "pass --timeout in seconds, e.g. 5400");
   if (typeof timeoutS !== "number") return { ok: false, error: timeoutS };
+  const outageStreak = parseInteger("--outage-streak", one("--outage-streak") ?? "5", 1, 10_000, "pass --outage-streak 1 or more (default 5)");
+  if (typeof outageStreak !== "number") return { ok: false, error: outageStreak };
   const model = one("--model") ?? DEMO_MODEL;
   const modelProblem = checkModelName(model);
   if (modelProblem !== null) return { ok: false, error: { flag: "--model", message: modelProblem } };
-  const outageStreak = parseInteger("--outage-streak", one("--outage-streak") ?? "5", 1, 1_000_000, "pass --outage-streak 1 or more (default 5)");
-  if (typeof outageStreak !== "number") return { ok: false, error: outageStreak };
   const proposerModel = one("--proposer-model") ?? null;
   const proposerProblem = proposerModel === null ? null : checkModelName(proposerModel);
   if (proposerProblem !== null) return { ok: false, error: { flag: "--proposer-model", message: proposerProblem.replace(/^--model/u, "--proposer-model") } };
