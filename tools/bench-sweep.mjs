@@ -35,7 +35,7 @@ writeFileSync(scriptPath, stringify(script));
 
 function runSweep(n) {
   const out = join(scratch, `workers-${n}`);
-  const args = ["--conditions=@wfbench/source", "--import", "tsx", join(ROOT, "apps/runner/src/main.ts"), "--tasks", join(ROOT, "tasks/demo.yaml"), "--script", scriptPath, "--repeats", String(repeats), "--workers", String(n), "--out", out];
+  const args = ["--conditions=@wfbench/source", "--import", "tsx", join(ROOT, "apps/runner/src/cli.ts"), "run", "--tasks", join(ROOT, "tasks/demo.yaml"), "--script", scriptPath, "--repeats", String(repeats), "--workers", String(n), "--out", out];
   const started = process.hrtime.bigint();
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root" } });

@@ -1,8 +1,9 @@
 // The runner's command line: the only place that reads argv and the environment, prints, and maps errors to exit codes.
+import { appendFile, readFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isBenchReportError } from "@wfbench/bench-report";
+import { extractMainTable, isBenchReportError } from "@wfbench/bench-report";
 import { isCellPipelineError } from "@wfbench/cell-pipeline";
 import { isDurableFsError } from "@wfbench/durable-fs";
 import { isSanitizerError } from "@wfbench/clone-sanitizer";
@@ -19,10 +20,10 @@ import { createProgressOutput } from "./progress.js";
 import { isSweepError, runSweep, type SweepEvent, type SweepOptions } from "@wfbench/sweep";
 import type { RunnerOptions } from "./parse-args.js";
 
-const EXIT_OK = 0;
-const EXIT_OUTAGE = 1;
-const EXIT_USAGE = 2;
-const EXIT_CANCELLED = 130;
+export const EXIT_OK = 0;
+export const EXIT_OUTAGE = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_CANCELLED = 130;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: string, upstream: string, secrets: readonly string[]): string {
@@ -43,6 +44,19 @@ function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: strin
   return `${line}\n[${row.task}][${row.arm}][run ${row.run}] detail: ${redactText(detail, secrets).replace(/\n/gu, " \u23ce ").slice(0, 1200)}`;
 }
 
+// GitHub Actions shows this file on the job page; the table is appended (other steps write there too), never truncated,
+// and a summary that cannot be written costs a warning, not the sweep's outcome.
+async function appendStepSummary(path: string | undefined, reportPath: string): Promise<void> {
+  if (path === undefined || path === "") return;
+  try {
+    const table = extractMainTable(await readFile(reportPath, "utf8"));
+    if (table === null) return;
+    await appendFile(path, `## wfbench\n\n${table}\n`, "utf8");
+  } catch (error) {
+    process.stderr.write(`wfbench runner: warning: could not append the report table to GITHUB_STEP_SUMMARY ${path}: ${(error as Error).message}\n`);
+  }
+}
+
 /** The sweep's own input: the parsed flags minus what only the command line knows (help, upstream keys). */
 function toSweepOptions(flags: RunnerOptions): SweepOptions {
   return {
@@ -60,6 +74,8 @@ function toSweepOptions(flags: RunnerOptions): SweepOptions {
     includeExpensive: flags.includeExpensive,
     candidateOverlay: flags.candidateOverlay,
     outageStreak: flags.outageStreak,
+    claudeBin: flags.claudeBin,
+    proposerModel: flags.proposerModel,
     promotion: flags.promotion,
   };
 }
@@ -70,9 +86,10 @@ function isEnvironmentError(error: unknown): boolean {
   );
 }
 
-async function main(): Promise<number> {
+/** `wfbench run`: the sweep. Reads argv (without the subcommand) and the environment, prints, returns the exit code. */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   const cwd = process.cwd();
-  const parsed = parseArgs(process.argv.slice(2), { root: ROOT, cwd, now: new Date() });
+  const parsed = parseArgs(argv, { root: ROOT, cwd, now: new Date() });
   if (!parsed.ok) {
     process.stderr.write(`wfbench runner: ${parsed.error.message}\n\n${USAGE}\n`);
     return EXIT_USAGE;
@@ -140,6 +157,7 @@ async function main(): Promise<number> {
         "",
       ].join("\n"),
     );
+    await appendStepSummary(process.env["GITHUB_STEP_SUMMARY"], summary.reportPath);
     for (const arm of summary.health) {
       const reasons = arm.reasons.length === 0 ? "" : `; reasons ${arm.reasons.join(", ")}`;
       process.stdout.write(`[health] ${arm.arm}: ${arm.status} (fresh ${arm.freshAttempts}, admissible ${arm.admissible}, execution failures ${arm.executionFailures}, evidence failures ${arm.evidenceFailures}${reasons})\n`);
@@ -159,7 +177,8 @@ async function main(): Promise<number> {
       process.stderr.write(`wfbench runner: cancelled (${redactText((error as Error).message, secrets)})\n`);
       return EXIT_CANCELLED;
     }
-    if ((isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") || (isSweepError(error) && error.code === "SWEEP_BAD_INPUT")) {
+    // A --claude-bin the resolver refuses is the operator's input, not a broken install.
+    if ((isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") || (isSweepError(error) && error.code === "SWEEP_BAD_INPUT") || (isClaudeCliError(error) && flags.claudeBin !== null && error.code !== "CLAUDE_CLI_NOT_EXEC_ONLY")) {
       process.stderr.write(`wfbench runner: ${redactText(error.message, secrets)}\n`);
       return EXIT_USAGE;
     }
@@ -172,4 +191,3 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();

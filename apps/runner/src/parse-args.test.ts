@@ -110,3 +110,33 @@ describe("checkModelName", () => {
     expect(checkModelName(model)).toBeNull();
   });
 });
+
+describe("parseArgs new flags and node:util refusals", () => {
+  it("defaults the agreed fields and reads them when given", () => {
+    const none = parseArgs([], CONTEXT);
+    expect(none.ok && none.value).toMatchObject({ outageStreak: 5, claudeBin: null, proposerModel: null, openaiApiKey: null });
+    const given = parseArgs(["--outage-streak", "2", "--claude-bin", "bin/claude", "--proposer-model=claude-opus-4-1", "--openai-api-key", "sk-x"], CONTEXT);
+    expect(given.ok && given.value).toMatchObject({ outageStreak: 2, claudeBin: "/repo/sub/bin/claude", proposerModel: "claude-opus-4-1", openaiApiKey: "sk-x" });
+  });
+
+  it("takes -h as --help and keeps --arms lists apart from later flags", () => {
+    const parsed = parseArgs(["-h", "--arms", "baseline", "workflow", "--repeats", "2"], CONTEXT);
+    expect(parsed.ok && parsed.value).toMatchObject({ help: true, arms: ["baseline", "workflow"], repeats: 2 });
+  });
+
+  it.each([
+    [["--outage-streak", "0"], "--outage-streak", /between 1 and/],
+    [["--proposer-model", "gpt-latest"], "--proposer-model", /pinned, versioned/],
+    [["--include-expensive=yes"], "--include-expensive", /takes no value/],
+    [["--out", "--tasks", "t.yaml"], "--out", /starting with "-"/],
+    [["stray"], "stray", /unexpected argument/],
+    [["--tasks", "t.yaml", "extra"], "extra", /every value follows its flag/],
+    [["--repeats", "2", "--runs", "3"], "--repeats", /twice/],
+    [["-q"], "-q", /unknown argument/],
+    [["--", "x"], "--", /no positional arguments/],
+  ])("refuses %j naming the flag", (argv, flag, message) => {
+    const result = parseArgs(argv, CONTEXT);
+    expect(!result.ok && result.error.flag).toBe(flag);
+    expect(!result.ok && result.error.message).toMatch(message);
+  });
+});

@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from "node:path";
+import { parseArgs as nodeParseArgs } from "node:util";
 import { CANDIDATE_ARMS, DEFAULT_ARMS, KNOWN_ARMS, SUPPORTED_ARMS, isCandidateArm, isSupportedArm, type Arm } from "@wfbench/result-row";
 import { PROMOTION_METRICS, type PromotionMetric } from "@wfbench/promotion-gate";
 
@@ -35,8 +36,14 @@ export interface RunnerOptions {
   /** `--anthropic-api-key` (sent as x-api-key) / `--auth-token` (sent as Authorization: Bearer); null when not given. */
   readonly anthropicApiKey: string | null;
   readonly authToken: string | null;
+  /** `--openai-api-key`: starts the loopback LiteLLM gateway; null when not given (env is read by main.ts). */
+  readonly openaiApiKey: string | null;
   /** `--outage-streak`: consecutive systemic failures (reference §5.7, canonical order, across tasks) that stop the sweep. */
   readonly outageStreak: number;
+  /** `--claude-bin`: a user-supplied Claude Code CLI (absolute), or null for the pinned one. */
+  readonly claudeBin: string | null;
+  /** `--proposer-model`: provenance only, recorded in rows, report.md and promotion.json. */
+  readonly proposerModel: string | null;
   readonly promotion: {
     readonly metric: PromotionMetric;
     readonly minRuns: number;
@@ -64,7 +71,7 @@ export interface ParseArgsContext {
 }
 
 /** The runner's usage text. */
-export const USAGE = `Usage: nx run runner:bench [-- flags]   (or node --conditions=@wfbench/source --import tsx apps/runner/src/main.ts [flags])
+export const USAGE = `Usage: wfbench run [flags]   (from a checkout: npx wfbench run [flags], or npx nx run runner:bench [-- flags])
 
 With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against the scripted demo model.
 
@@ -84,6 +91,10 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --auth-token <token>  upstream key sent as Authorization: Bearer (env WFBENCH_AUTH_TOKEN is sent as x-api-key)
                         without --base-url or a key flag the demo suite (or --script) stays scripted; a real upstream
                         gets a 1-token canary before the first cell
+  --openai-api-key <key>  OpenAI key for the loopback LiteLLM gateway (default: env WFBENCH_OPENAI_API_KEY)
+  --claude-bin <path>   a Claude Code CLI to run instead of the pinned one; it must answer --version with a
+                        supported version (its version is recorded in report.md)
+  --proposer-model <name>  provenance only: the model that proposed the overlay (recorded in rows and report.md)
   --outage-streak <n>   stop starting cells after n consecutive session/infra/cleanup/review-evidence failures in
                         (task, run, arm) order, across tasks; report "Sweep aborted", exit 1 (default 5)
   --include-expensive   include tasks marked expensive: true
@@ -121,48 +132,106 @@ export function checkModelName(model: string): string | null {
   return null;
 }
 
+// Every flag the runner takes; `hint` says what a value looks like, for the refusal of a missing or dash-led value.
+const FLAGS = {
+  tasks: { type: "string", hint: "a task YAML file" },
+  arms: { type: "string", hint: "one or more arm names" },
+  repeats: { type: "string", hint: "a whole number 1..100" },
+  runs: { type: "string", hint: "a whole number 1..100" },
+  out: { type: "string", hint: "an output directory" },
+  workers: { type: "string", hint: `a whole number 1..${MAX_WORKERS}` },
+  model: { type: "string", hint: "a named, versioned model id" },
+  effort: { type: "string", hint: EFFORTS.join(" | ") },
+  timeout: { type: "string", hint: "a whole number of seconds" },
+  script: { type: "string", hint: "a scripted-model YAML file" },
+  oracles: { type: "string", hint: "the oracle root directory" },
+  "candidate-overlay": { type: "string", hint: "an overlay directory" },
+  "base-url": { type: "string", hint: "an http(s) URL" },
+  "anthropic-api-key": { type: "string", hint: "an API key" },
+  "auth-token": { type: "string", hint: "a bearer token" },
+  "openai-api-key": { type: "string", hint: "an API key" },
+  "claude-bin": { type: "string", hint: "the path of a Claude Code CLI executable" },
+  "proposer-model": { type: "string", hint: "a named, versioned model id" },
+  "outage-streak": { type: "string", hint: "a whole number 1 or more" },
+  "promotion-metric": { type: "string", hint: PROMOTION_METRICS.join(" | ") },
+  "promotion-min-runs": { type: "string", hint: "a whole number 1..100" },
+  "promotion-min-improvement": { type: "string", hint: "a non-negative number (percent)" },
+  "promotion-max-task-regression": { type: "string", hint: "a non-negative number (percent)" },
+  "include-expensive": { type: "boolean", hint: "" },
+  help: { type: "boolean", short: "h", hint: "" },
+} as const satisfies Record<string, { type: "string" | "boolean"; short?: string; hint: string }>;
+type FlagName = keyof typeof FLAGS;
+const NODE_OPTIONS = Object.fromEntries(
+  Object.entries(FLAGS).map(([name, spec]) => [name, "short" in spec ? { type: spec.type, short: spec.short } : { type: spec.type }]),
+) as Record<string, { type: "string" | "boolean"; short?: string }>;
+
+function isFlagName(name: string): name is FlagName {
+  return Object.hasOwn(FLAGS, name);
+}
+
+// node:util.parseArgs refuses with English prose; the refusal here names the flag and the fix in this CLI's words.
+function fromNodeError(error: unknown): UsageError {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const flag = /'(-{1,2}[^' ]+)/u.exec(message)?.[1] ?? "argv";
+  const name = flag.replace(/^-+/u, "");
+  const hint = isFlagName(name) ? FLAGS[name].hint : "";
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return { flag, message: `unknown argument ${JSON.stringify(flag)}: see --help for the flags` };
+  if (/does not take an argument/u.test(message)) return { flag, message: `${flag} is a switch and takes no value: write ${flag} alone` };
+  if (/ambiguous/u.test(message)) return { flag, message: `${flag} needs ${hint}, got a value starting with "-": pass ${hint} (or write ${flag}=<value> if the dash is meant)` };
+  if (/argument missing/u.test(message)) return { flag, message: `${flag} needs a value (${hint}): see --help` };
+  return { flag, message: `${message}: see --help` };
+}
+
+/** Splits argv into flag values with node:util.parseArgs; `--arms` also takes the bare words that follow it. */
+function collectFlags(argv: readonly string[]): { values: Record<string, string[]>; switches: Set<string> } | UsageError {
+  let tokens: NonNullable<ReturnType<typeof nodeParseArgs>["tokens"]>;
+  try {
+    tokens = nodeParseArgs({ args: [...argv], options: NODE_OPTIONS, strict: true, allowPositionals: true, tokens: true }).tokens;
+  } catch (error) {
+    return fromNodeError(error);
+  }
+  const values: Record<string, string[]> = {};
+  const switches = new Set<string>();
+  let listOwner: string | null = null;
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") return { flag: "--", message: "unexpected \"--\": this runner takes no positional arguments; see --help" };
+    if (token.kind === "positional") {
+      // `--arms a b c`: the words after --arms (and no other flag) extend its list.
+      if (listOwner === null) return { flag: token.value, message: `unexpected argument ${JSON.stringify(token.value)}: every value follows its flag (e.g. --tasks ${token.value}); see --help` };
+      (values[listOwner] as string[]).push(...token.value.split(","));
+      continue;
+    }
+    listOwner = null;
+    const name = token.name === "runs" ? "repeats" : token.name;
+    const flag = `--${name}`;
+    if (FLAGS[token.name as FlagName].type === "boolean") {
+      switches.add(name);
+      continue;
+    }
+    if (values[flag] !== undefined) return { flag, message: `${flag} given twice${token.name === "runs" ? " (--runs is --repeats)" : ""}: pass it once` };
+    const raw = token.value ?? "";
+    values[flag] = name === "arms" ? raw.split(",") : [raw];
+    if (name === "arms" && token.inlineValue !== true) listOwner = flag;
+  }
+  for (const [flag, list] of Object.entries(values)) {
+    const filtered = list.filter((v) => v !== "");
+    if (filtered.length === 0) return { flag, message: `${flag} needs a value: see --help` };
+    values[flag] = filtered;
+  }
+  return { values, switches };
+}
+
 /**
  * Parses the runner's argv (no environment access; the caller hands in root, cwd and the clock). Every refusal names
  * the flag and the fix. Trusts nothing in argv.
  */
 export function parseArgs(argv: readonly string[], context: ParseArgsContext): ParseArgsResult {
-  const values: Record<string, string[]> = {};
-  let help = false;
-  let includeExpensive = false;
-  const takesList = new Set(["--arms"]);
-  const known = new Set([
-    "--tasks", "--arms", "--repeats", "--runs", "--out", "--workers", "--model", "--effort", "--timeout", "--script", "--oracles",
-    "--candidate-overlay", "--base-url", "--anthropic-api-key", "--auth-token", "--promotion-metric", "--promotion-min-runs", "--promotion-min-improvement", "--promotion-max-task-regression",
-    "--outage-streak",
-  ]);
-  for (let i = 0; i < argv.length; i += 1) {
-    let arg = argv[i] as string;
-    let inline: string | undefined;
-    const eq = arg.indexOf("=");
-    if (arg.startsWith("--") && eq > 0) {
-      inline = arg.slice(eq + 1);
-      arg = arg.slice(0, eq);
-    }
-    if (arg === "--help" || arg === "-h") {
-      help = true;
-      continue;
-    }
-    if (arg === "--include-expensive") {
-      includeExpensive = true;
-      continue;
-    }
-    if (!known.has(arg)) return { ok: false, error: { flag: arg, message: `unknown argument ${JSON.stringify(arg)}: see --help for the flags` } };
-    const name = arg === "--runs" ? "--repeats" : arg;
-    if (values[name] !== undefined) return { ok: false, error: { flag: name, message: `${name} given twice: pass it once` } };
-    const collected: string[] = [];
-    if (inline !== undefined) collected.push(...(takesList.has(name) ? inline.split(",") : [inline]));
-    else if (takesList.has(name)) {
-      while (i + 1 < argv.length && !(argv[i + 1] as string).startsWith("--")) collected.push(...(argv[++i] as string).split(","));
-    } else if (i + 1 < argv.length) collected.push(argv[++i] as string);
-    const filtered = collected.filter((v) => v !== "");
-    if (filtered.length === 0) return { ok: false, error: { flag: name, message: `${name} needs a value: see --help` } };
-    values[name] = filtered;
-  }
+  const collected = collectFlags(argv);
+  if ("flag" in collected) return { ok: false, error: collected };
+  const { values, switches } = collected;
+  const help = switches.has("help");
+  const includeExpensive = switches.has("include-expensive");
   const one = (flag: string): string | undefined => values[flag]?.[0];
   const path = (flag: string, fallback: string): string => {
     const given = one(flag);
@@ -212,6 +281,9 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   const model = one("--model") ?? DEMO_MODEL;
   const modelProblem = checkModelName(model);
   if (modelProblem !== null) return { ok: false, error: { flag: "--model", message: modelProblem } };
+  const proposerModel = one("--proposer-model") ?? null;
+  const proposerProblem = proposerModel === null ? null : checkModelName(proposerModel);
+  if (proposerProblem !== null) return { ok: false, error: { flag: "--proposer-model", message: proposerProblem.replace(/^--model/u, "--proposer-model") } };
   const effort = one("--effort") ?? "xhigh";
   if (!(EFFORTS as readonly string[]).includes(effort)) return { ok: false, error: { flag: "--effort", message: `--effort ${JSON.stringify(effort)} is not one of ${EFFORTS.join(", ")}` } };
   return {
@@ -235,7 +307,10 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       baseUrl: one("--base-url") ?? null,
       anthropicApiKey: one("--anthropic-api-key") ?? null,
       authToken: one("--auth-token") ?? null,
+      openaiApiKey: one("--openai-api-key") ?? null,
       outageStreak,
+      claudeBin: one("--claude-bin") === undefined ? null : path("--claude-bin", ""),
+      proposerModel,
       promotion: { metric: metric as PromotionMetric, minRuns, minImprovementPct, maxTaskRegressionPct },
     },
   };

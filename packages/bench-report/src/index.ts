@@ -4,3 +4,4 @@ export { openResultsLog, readResultRows, readResultsLog } from "./results-log.js
 export type { OpenResultsLogOptions, ReadResultRows, ReadResultsLog, ResultsLog } from "./results-log.js";
 export { renderReport } from "./render-report.js";
 export type { RenderReportOptions, RenderReportResult, ReportProvenance, SweepStatus } from "./render-report.js";
+export { REPORT_PROVENANCE_FILE, extractMainTable, formatReportProvenance, parseReportProvenance } from "./report-provenance.js";

@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import { constants } from "node:fs";
-import { access, stat } from "node:fs/promises";
+import { access, open, realpath, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { ClaudeCliError } from "./errors.js";
 
 const WRAPPER_PACKAGE = "@anthropic-ai/claude-code";
@@ -51,6 +51,8 @@ export interface ResolveClaudeCliOptions {
   resolveFrom?: string;
   /** Upper bound for `claude --version`; default 20 s. */
   versionTimeoutMs?: number;
+  /** A user-supplied CLI (`--claude-bin`, absolute path) to prove instead of the pinned install; null/absent: the pin. */
+  claudeBin?: string | null;
 }
 
 /** A verified native Claude Code binary. */
@@ -79,7 +81,7 @@ export function selectPlatformPackage(host: ClaudeCliPlatform): string {
   return `${WRAPPER_PACKAGE}-linux-${host.arch}${host.libc === "musl" ? "-musl" : ""}`;
 }
 
-function runVersion(path: string, timeoutMs: number): Promise<string> {
+function runVersion(path: string, timeoutMs: number, fix = "reinstall with `rm -rf node_modules && npm ci`"): Promise<string> {
   return new Promise((resolve, reject) => {
     // An empty environment: --version must not depend on, or read, the caller's credentials and settings.
     execFile(path, ["--version"], { timeout: timeoutMs, killSignal: "SIGKILL", env: {}, maxBuffer: 64 * 1024 }, (error, stdout, stderr) => {
@@ -88,7 +90,7 @@ function runVersion(path: string, timeoutMs: number): Promise<string> {
         reject(
           new ClaudeCliError(
             "CLAUDE_CLI_VERSION_FAILED",
-            `\`${path} --version\` failed (${detail.trim()}); reinstall with \`rm -rf node_modules && npm ci\`.`,
+            `\`${path} --version\` failed (${detail.trim()}); ${fix}.`,
             { cause: error },
           ),
         );
@@ -99,8 +101,64 @@ function runVersion(path: string, timeoutMs: number): Promise<string> {
   });
 }
 
-/** Finds the pinned native Claude Code binary and proves it with `--version`; throws ClaudeCliError naming the fix. */
+/** Orders two `x.y.z[-pre]` versions by their numeric core; a prerelease sorts before its release. */
+function compareVersions(a: string, b: string): number {
+  const split = (v: string): [number[], boolean] => [v.split("-")[0]!.split(".").map(Number), v.includes("-")];
+  const [coreA, preA] = split(a);
+  const [coreB, preB] = split(b);
+  for (let i = 0; i < 3; i += 1) if ((coreA[i] ?? 0) !== (coreB[i] ?? 0)) return (coreA[i] ?? 0) - (coreB[i] ?? 0);
+  return preA === preB ? 0 : preA ? -1 : 1;
+}
+
+const ELF_MAGIC = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
+
+async function isElf(path: string): Promise<boolean> {
+  const handle = await open(path, "r").catch(() => null);
+  if (handle === null) return false;
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await handle.read(head, 0, 4, 0);
+    return bytesRead === 4 && head.equals(ELF_MAGIC);
+  } finally {
+    await handle.close();
+  }
+}
+
+// A user's CLI is trusted for nothing but what it proves: it runs, prints a Claude Code version no older than the pin
+// (older ones lack flags the harness passes), and is a native binary (a script cannot run once staged execute-only).
+async function resolveUserClaudeCli(path: string, timeoutMs: number): Promise<ResolvedClaudeCli> {
+  if (!isAbsolute(path)) throw new ClaudeCliError("CLAUDE_CLI_BINARY_MISSING", `--claude-bin ${path} must be an absolute path (the runner resolves it against the working directory)`);
+  const real = await realpath(path).catch(() => null);
+  const info = real === null ? null : await stat(real).catch(() => null);
+  if (real === null || info === null || !info.isFile()) {
+    throw new ClaudeCliError("CLAUDE_CLI_BINARY_MISSING", `--claude-bin ${path} is missing or not a regular file: pass the path of a Claude Code executable, or omit --claude-bin to use the pinned ${DECLARED_PIN}`);
+  }
+  try {
+    await access(real, constants.X_OK);
+  } catch (error) {
+    throw new ClaudeCliError("CLAUDE_CLI_NOT_EXECUTABLE", `--claude-bin ${path} is not executable: run \`chmod +x ${path}\` or pass another CLI`, { cause: error });
+  }
+  const output = await runVersion(real, timeoutMs, `pass a working Claude Code CLI to --claude-bin, or omit it to use the pinned ${DECLARED_PIN}`);
+  // Claude Code prints "<version> (Claude Code)"; anything else is not a CLI this harness knows how to drive.
+  const version = /^\s*(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?) \(Claude Code\)\s*$/u.exec(output)?.[1];
+  if (version === undefined) {
+    throw new ClaudeCliError("CLAUDE_CLI_VERSION_MISMATCH", `--claude-bin ${path}: \`--version\` printed ${JSON.stringify(output.trim().slice(0, 80))}, not "<x.y.z> (Claude Code)": pass a Claude Code CLI`);
+  }
+  if (compareVersions(version, DECLARED_PIN) < 0) {
+    throw new ClaudeCliError("CLAUDE_CLI_VERSION_MISMATCH", `--claude-bin ${path} is Claude Code ${version}, older than ${DECLARED_PIN} (the oldest this harness drives headless): upgrade it or omit --claude-bin`);
+  }
+  if (!(await isElf(real))) {
+    throw new ClaudeCliError("CLAUDE_CLI_NOT_NATIVE", `--claude-bin ${path} is not a native executable (ELF): the sandbox runs the CLI execute-only, which a script or the npm JS wrapper cannot survive; pass the native binary (e.g. node_modules/@anthropic-ai/claude-code-linux-x64/claude)`);
+  }
+  return { path: real, version, platformPackage: "user-supplied" };
+}
+
+/**
+ * Finds the pinned native Claude Code binary, or proves a user-supplied one (`claudeBin`), with `--version`; throws
+ * ClaudeCliError naming the fix.
+ */
 export async function resolveClaudeCli(options: ResolveClaudeCliOptions = {}): Promise<ResolvedClaudeCli> {
+  if (options.claudeBin != null) return resolveUserClaudeCli(options.claudeBin, options.versionTimeoutMs ?? 20_000);
   const host = options.platform ?? detectClaudeCliPlatform();
   const platformPackage = selectPlatformPackage(host);
   const require = options.resolveFrom === undefined ? ownRequire : createRequire(join(options.resolveFrom, "noop.js"));

@@ -120,3 +120,57 @@ describe("resolveClaudeCli", () => {
     });
   });
 });
+
+describe("resolveClaudeCli with a user-supplied --claude-bin", () => {
+  let dir = "";
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "claude-bin-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function fake(name: string, body: string, mode = 0o755): Promise<string> {
+    const path = join(dir, name);
+    await writeFile(path, body);
+    await chmod(path, mode);
+    return path;
+  }
+
+  async function refusal(claudeBin: string): Promise<ClaudeCliError> {
+    const error = await resolveClaudeCli({ claudeBin, versionTimeoutMs: 2000 }).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ClaudeCliError);
+    return error as ClaudeCliError;
+  }
+
+  it.skipIf(!realCli.ok && !required)("accepts the pinned native binary given by path and reports its own version", async () => {
+    if (!realCli.ok) throw realCli.error;
+    const resolved = await resolveClaudeCli({ claudeBin: realCli.value.path });
+    expect(resolved).toEqual({ path: realCli.value.path, version: PINNED_CLAUDE_CODE_VERSION, platformPackage: "user-supplied" });
+  });
+
+  it("refuses a hostile fake that prints garbage, naming the flag and what it printed", async () => {
+    const error = await refusal(await fake("claude", "#!/bin/sh\nprintf '\\033[31mHELLO 9.9.9 pwned\\n'\n"));
+    expect(error.code).toBe("CLAUDE_CLI_VERSION_MISMATCH");
+    expect(error.message).toMatch(/--claude-bin .*HELLO 9\.9\.9 pwned.*pass a Claude Code CLI/);
+  });
+
+  it("refuses a CLI older than the pin, a failing --version, a non-executable file, a missing path and a relative one", async () => {
+    const old = await refusal(await fake("old", "#!/bin/sh\necho '1.0.3 (Claude Code)'\n"));
+    expect([old.code, old.message]).toEqual(["CLAUDE_CLI_VERSION_MISMATCH", expect.stringMatching(/1\.0\.3, older than .*upgrade it/)]);
+    const crash = await refusal(await fake("crash", "#!/bin/sh\necho nope >&2\nexit 4\n"));
+    expect([crash.code, crash.message]).toEqual(["CLAUDE_CLI_VERSION_FAILED", expect.stringMatching(/nope.*--claude-bin/)]);
+    expect((await refusal(await fake("plain", "#!/bin/sh\n", 0o644))).code).toBe("CLAUDE_CLI_NOT_EXECUTABLE");
+    expect((await refusal(join(dir, "absent"))).code).toBe("CLAUDE_CLI_BINARY_MISSING");
+    expect((await refusal("bin/claude")).message).toMatch(/absolute path/);
+  });
+
+  it("refuses a script that claims the pinned version: it cannot run execute-only in the sandbox", async () => {
+    const error = await refusal(await fake("liar", `#!/bin/sh\necho '${PINNED_CLAUDE_CODE_VERSION} (Claude Code)'\n`));
+    expect(error.code).toBe("CLAUDE_CLI_NOT_NATIVE");
+    expect(error.message).toMatch(/not a native executable/);
+  });
+});

@@ -1,6 +1,6 @@
 import { chmod, lstat, mkdir, readFile, readdir, realpath, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { renderReport, openResultsLog, type SweepStatus } from "@wfbench/bench-report";
+import { REPORT_PROVENANCE_FILE, formatReportProvenance, renderReport, openResultsLog, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
 import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
 import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion, type PromotionMetric } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
@@ -85,6 +85,10 @@ export interface SweepOptions {
   readonly candidateOverlay: string | null;
   /** Consecutive systemic failures (reference §5.7) that stop the sweep: an integer ≥ 1. */
   readonly outageStreak: number;
+  /** A user-supplied Claude Code CLI (absolute path) to prove and run instead of the pinned one, or null. */
+  readonly claudeBin: string | null;
+  /** Provenance only: the model that proposed the overlay, recorded in rows and report.md; null when none. */
+  readonly proposerModel: string | null;
   /** The implementation gate's thresholds (reference §2.1). */
   readonly promotion: {
     readonly metric: PromotionMetric;
@@ -203,7 +207,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   const script = upstream.kind === "scripted" ? await loadScript(options.script) : null;
   if (script !== null && !script.ok) throw badInput(`--script: ${script.error.message}`);
   await preflight({});
-  const cli = await resolveClaudeCli();
+  const cli = await resolveClaudeCli({ claudeBin: options.claudeBin });
   await prepareOutDir(options.out);
 
   const oracles = new Map<string, OracleSnapshot>();
@@ -342,7 +346,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           oracle: oracles.get(cell.task.id) as OracleSnapshot,
           model: options.model,
           effort: options.effort,
-          proposerModel: null,
+          proposerModel: options.proposerModel,
           claudePath: execOnlyClaude,
           shellPrefixPath,
           gateway: cellGateway,
@@ -388,22 +392,21 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
             complete: status === "complete",
             now: new Date(),
           });
-    const report = renderReport(
-      rows,
-      {
-        benchmarkModel: options.model,
-        proposerModel: null,
-        effort: options.effort,
-        selectedTasks: tasks.map((t) => t.id),
-        skippedExpensiveTasks: suite.value.skippedExpensive,
-        upstream: upstream.kind,
-        claudeCodeVersion: cli.version,
-        status,
-        upstreamCanary: canary === null ? null : `\`${canary.outcome}\` (${redactText(canary.detail, secrets)})`,
-      },
-      { promotion },
-    );
+    const provenance: ReportProvenance = {
+      benchmarkModel: options.model,
+      proposerModel: options.proposerModel,
+      effort: options.effort,
+      selectedTasks: tasks.map((t) => t.id),
+      skippedExpensiveTasks: suite.value.skippedExpensive,
+      upstream: upstream.kind,
+      claudeCodeVersion: options.claudeBin === null ? cli.version : `${cli.version} (--claude-bin ${cli.path})`,
+      status,
+      upstreamCanary: canary === null ? null : `\`${canary.outcome}\` (${redactText(canary.detail, secrets)})`,
+    };
+    const report = renderReport(rows, provenance, { promotion });
     if (!report.ok) throw new SweepError("SWEEP_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
+    // `wfbench report` re-renders report.md from results.jsonl plus these facts, which the rows do not carry.
+    await writeFileAtomic(join(options.out, REPORT_PROVENANCE_FILE), formatReportProvenance(provenance), { mode: 0o644 });
     let promotionSummary: SweepSummary["promotion"] = null;
     if (promotion !== null) {
       const promotionPath = join(options.out, "promotion.json");

@@ -9,8 +9,8 @@ import { resolveClaudeCli } from "@wfbench/claude-cli";
 /** The monorepo root: the runner is spawned from here, and fixtures outside apps/runner are addressed from it. */
 export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
-/** The runner entry point, run from source (never a build) so tests see the tree under test. */
-export const RUNNER_MAIN = join(REPO_ROOT, "apps/runner/src/main.ts");
+/** The `wfbench` CLI entry point, run from source (never a build) so tests see the tree under test; sweeps run as `run`. */
+export const RUNNER_MAIN = join(REPO_ROOT, "apps/runner/src/cli.ts");
 
 /** What an integration test file may do on this host. */
 export interface RunnerTools {
@@ -61,7 +61,7 @@ export interface RunRunnerOptions {
 export function runRunner(args: readonly string[], options: RunRunnerOptions = {}): Promise<RunnerResult> {
   const capture = options.capture ?? true;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", RUNNER_MAIN, ...args], {
+    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", RUNNER_MAIN, "run", ...args], {
       cwd: REPO_ROOT,
       env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root", ...options.env },
       stdio: capture ? ["ignore", "pipe", "pipe"] : "ignore",

@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// The `wfbench` command: picks the subcommand, prints its usage, and maps its outcome to the exit codes of `run`.
+import { parseArgs as nodeParseArgs } from "node:util";
+import { isBenchReportError } from "@wfbench/bench-report";
+import { isDurableFsError } from "@wfbench/durable-fs";
+import { isRunnerError } from "./errors.js";
+import { EXIT_OK, EXIT_OUTAGE, EXIT_USAGE, main as runMain } from "./main.js";
+import { rerenderReport } from "./report-command.js";
+
+/** The top-level usage text. */
+export const CLI_USAGE = `Usage: wfbench <command> [flags]
+
+Commands:
+  run       run a sweep (tasks × arms × repeats) and write results.jsonl and report.md
+  report    re-render report.md of an existing output directory from its results.jsonl
+  merge     merge sharded sweeps (not available yet)
+  evolve    propose and gate skill overlays (not available yet)
+
+Run \`wfbench <command> --help\` for a command's flags. From a checkout: npx wfbench …, or npx nx run runner:bench.
+
+Exit codes: 0 ok, 1 outage, unusable arm or environment failure, 2 bad usage or input, 130 cancelled.`;
+
+const REPORT_USAGE = `Usage: wfbench report <out-dir>   (or --out <out-dir>)
+
+Re-renders <out-dir>/report.md from <out-dir>/results.jsonl, report-provenance.json and promotion.json (when present),
+with the same renderer as \`wfbench run\`. Nothing else in the directory changes.
+
+  --out <dir>   the output directory of a finished \`wfbench run\`
+  --help        this text`;
+
+const MERGE_USAGE = `Usage: wfbench merge
+
+Not available yet: sharded sweeps, and merging their output directories, arrive with issue 16.`;
+
+const EVOLVE_USAGE = `Usage: wfbench evolve
+
+Not available yet: the propose-benchmark-gate loop (reference §2.2) is not part of this runner yet.`;
+
+function usageError(command: string, message: string, usage: string): number {
+  process.stderr.write(`wfbench${command === "" ? "" : ` ${command}`}: ${message}\n\n${usage}\n`);
+  return EXIT_USAGE;
+}
+
+function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes("--help") || argv.includes("-h");
+}
+
+const REPORT_OPTIONS = { out: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+
+async function report(argv: readonly string[]): Promise<number> {
+  let parsed: { values: { out?: string | undefined; help?: boolean | undefined }; positionals: string[] };
+  try {
+    parsed = nodeParseArgs({ args: [...argv], options: REPORT_OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    return usageError("report", `${(error as Error).message.split("\n")[0] ?? ""}: see --help`, REPORT_USAGE);
+  }
+  if (parsed.values.help === true) {
+    process.stdout.write(`${REPORT_USAGE}\n`);
+    return EXIT_OK;
+  }
+  const dirs = [...(parsed.values.out === undefined ? [] : [parsed.values.out]), ...parsed.positionals];
+  if (dirs.length !== 1) return usageError("report", dirs.length === 0 ? "needs the output directory to re-render" : `takes one output directory, got ${dirs.length}: ${dirs.map((d) => JSON.stringify(d)).join(", ")}`, REPORT_USAGE);
+  try {
+    const done = await rerenderReport(dirs[0] as string, process.cwd());
+    if (done.tornTail) process.stderr.write("wfbench report: warning: results.jsonl ends in a torn line (an interrupted write); it was skipped\n");
+    for (const path of done.written) process.stdout.write(`wrote ${path}\n`);
+    return EXIT_OK;
+  } catch (error) {
+    if (isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") return usageError("report", error.message, "See wfbench report --help.");
+    if (isRunnerError(error) || isBenchReportError(error) || isDurableFsError(error)) {
+      process.stderr.write(`wfbench report: ${(error as Error & { code: string }).code}: ${(error as Error).message}\n`);
+      return EXIT_OUTAGE;
+    }
+    throw error;
+  }
+}
+
+function notYet(command: string, usage: string, argv: readonly string[]): number {
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${usage}\n`);
+    return EXIT_OK;
+  }
+  const reason = command === "merge" ? "not available yet: shards arrive with issue 16" : "not available yet: the evolve loop is not part of this runner yet";
+  process.stderr.write(`wfbench ${command}: ${reason}\n`);
+  return EXIT_USAGE;
+}
+
+/** Runs one `wfbench` invocation (argv without node and the script) and returns its exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  // `run` keeps the sweep's own parser and usage (main.ts), so `nx run runner:bench` and `wfbench run` are one path.
+  if (command === "run") return runMain(rest);
+  if (command === "report") return report(rest);
+  if (command === "merge") return notYet("merge", MERGE_USAGE, rest);
+  if (command === "evolve") return notYet("evolve", EVOLVE_USAGE, rest);
+  if (command === "--help" || command === "-h" || command === "help") {
+    process.stdout.write(`${CLI_USAGE}\n`);
+    return EXIT_OK;
+  }
+  return usageError("", command === undefined ? "needs a command" : `unknown command ${JSON.stringify(command)}: choose run, report, merge or evolve`, CLI_USAGE);
+}
+
+process.exitCode = await runCli(process.argv.slice(2));
