@@ -8,3 +8,5 @@ export { resolveUpstreamSettings, ANTHROPIC_BASE_URL } from "./resolve-upstream-
 export type { RealUpstreamSettings, ScriptedChoice, UpstreamFlags, UpstreamSettings, UpstreamSettingsError } from "./resolve-upstream-settings.js";
 export { classifyProbeAnswer, probeUpstream } from "./probe-upstream.js";
 export type { ProbeOutcome, ProbeResult } from "./probe-upstream.js";
+export { startOpenAiTranslator } from "./start-openai-translator.js";
+export type { OpenAiTranslator, StartOpenAiTranslatorOptions } from "./start-openai-translator.js";
