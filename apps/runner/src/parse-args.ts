@@ -35,6 +35,8 @@ export interface RunnerOptions {
   /** `--anthropic-api-key` (sent as x-api-key) / `--auth-token` (sent as Authorization: Bearer); null when not given. */
   readonly anthropicApiKey: string | null;
   readonly authToken: string | null;
+  /** `--openai-api-key`: an OpenAI-compatible provider's key (env WFBENCH_OPENAI_API_KEY); null when not given. */
+  readonly openaiApiKey: string | null;
   readonly promotion: {
     readonly metric: PromotionMetric;
     readonly minRuns: number;
@@ -80,6 +82,8 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --base-url <url>      an Anthropic-compatible endpoint (https, or http to 127.0.0.1/::1/localhost); needs a key
   --anthropic-api-key <key>  upstream key sent as x-api-key (default: env WFBENCH_ANTHROPIC_API_KEY)
   --auth-token <token>  upstream key sent as Authorization: Bearer (env WFBENCH_AUTH_TOKEN is sent as x-api-key)
+  --openai-api-key <key>  OpenAI route for OpenAI model ids (gpt-*, o<digit>*, openai/*): the gateway translates to
+                        <base-url or https://api.openai.com>/v1/chat/completions (default: env WFBENCH_OPENAI_API_KEY)
                         without --base-url or a key flag the demo suite (or --script) stays scripted; a real upstream
                         gets a 1-token canary before the first cell
   --include-expensive   include tasks marked expensive: true
@@ -128,7 +132,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   const takesList = new Set(["--arms"]);
   const known = new Set([
     "--tasks", "--arms", "--repeats", "--runs", "--out", "--workers", "--model", "--effort", "--timeout", "--script", "--oracles",
-    "--candidate-overlay", "--base-url", "--anthropic-api-key", "--auth-token", "--promotion-metric", "--promotion-min-runs", "--promotion-min-improvement", "--promotion-max-task-regression",
+    "--candidate-overlay", "--base-url", "--anthropic-api-key", "--auth-token", "--openai-api-key", "--promotion-metric", "--promotion-min-runs", "--promotion-min-improvement", "--promotion-max-task-regression",
   ]);
   for (let i = 0; i < argv.length; i += 1) {
     let arg = argv[i] as string;
@@ -228,6 +232,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       baseUrl: one("--base-url") ?? null,
       anthropicApiKey: one("--anthropic-api-key") ?? null,
       authToken: one("--auth-token") ?? null,
+      openaiApiKey: one("--openai-api-key") ?? null,
       promotion: { metric: metric as PromotionMetric, minRuns, minImprovementPct, maxTaskRegressionPct },
     },
   };

@@ -1,12 +1,11 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseScript, startScriptedModel, type ScriptedModelServer } from "@wfbench/scripted-model";
 import { Agent } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startGateway, type Gateway } from "../src/start-gateway.js";
-import { startOpenAiTranslator, type OpenAiTranslator } from "../src/start-openai-translator.js";
 import { readUsageLog } from "../src/usage-log.js";
 
 // The OpenAI route without the CLI: Anthropic SDK → metering gateway → translator → scripted model in OpenAI mode.
@@ -41,7 +40,6 @@ const script = (() => {
 
 let dir: string;
 let provider: ScriptedModelServer;
-let translator: OpenAiTranslator;
 let gateway: Gateway;
 let client: Agent;
 
@@ -49,14 +47,9 @@ function sdk(token: string): Anthropic {
   return new Anthropic({ apiKey: token, baseURL: "http://localhost", maxRetries: 0, fetchOptions: { dispatcher: client } as never });
 }
 
-async function start(key: string): Promise<void> {
-  translator = await startOpenAiTranslator({ socketPath: join(dir, "oai.sock"), baseUrl: `${provider.baseUrl}/v1`, apiKey: key });
-  gateway = await startGateway({
-    listen: { socketPath: join(dir, "gw.sock") },
-    upstream: { kind: "openai", baseUrl: "http://localhost", socketPath: translator.socketPath },
-    usageLogPath: join(dir, "usage.jsonl"),
-    redact: [key],
-  });
+// The gateway supervises the translator itself: the provider key is only ever in this options object.
+async function start(key: string, baseUrl = `${provider.baseUrl}/v1`): Promise<void> {
+  gateway = await startGateway({ listen: { socketPath: join(dir, "gw.sock") }, upstream: { kind: "openai", baseUrl, apiKey: key }, usageLogPath: join(dir, "usage.jsonl") });
   client = new Agent({ connect: { socketPath: join(dir, "gw.sock") } });
 }
 
@@ -68,7 +61,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await client.close();
   await gateway.close();
-  await translator.close();
   await provider.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -131,11 +123,19 @@ describe("the OpenAI route through the translator", () => {
   });
 
   it("turns an unreachable provider into a 502 api_error", async () => {
-    translator = await startOpenAiTranslator({ socketPath: join(dir, "oai.sock"), baseUrl: "http://127.0.0.1:1", apiKey: OPENAI_KEY });
-    gateway = await startGateway({ listen: { socketPath: join(dir, "gw.sock") }, upstream: { kind: "openai", baseUrl: "http://localhost", socketPath: translator.socketPath }, usageLogPath: join(dir, "usage.jsonl") });
-    client = new Agent({ connect: { socketPath: join(dir, "gw.sock") } });
+    await start(OPENAI_KEY, "http://127.0.0.1:1");
     const failure = await sdk(gateway.mintCellToken("cell-dead")).messages.create({ model: "gpt-4.1-mini", max_tokens: 16, messages: [{ role: "user", content: "x" }] }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(Anthropic.InternalServerError);
     expect((failure as { status?: number }).status).toBe(502);
+    expect((failure as Error).message).toContain("could not reach");
+  });
+
+  it("refuses an openai upstream without the provider key, and leaves no translator behind on close", async () => {
+    await expect(startGateway({ listen: { socketPath: join(dir, "x.sock") }, upstream: { kind: "openai", baseUrl: provider.baseUrl }, usageLogPath: join(dir, "u.jsonl") })).rejects.toMatchObject({ code: "GATEWAY_CONFIG_INVALID" });
+    await start(OPENAI_KEY);
+    const before = (await readdir(tmpdir())).filter((name) => name.startsWith("wfgw-oai-"));
+    await gateway.close();
+    const after = (await readdir(tmpdir())).filter((name) => name.startsWith("wfgw-oai-"));
+    expect(after.length).toBe(before.length - 1);
   });
 });
