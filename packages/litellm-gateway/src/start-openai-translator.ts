@@ -96,7 +96,10 @@ export async function startOpenAiTranslator(options: StartOpenAiTranslatorOption
     let parsed: AnthropicRequest;
     try {
       const result = AnthropicRequest.safeParse(JSON.parse(raw.toString("utf8")));
-      if (!result.success) return sendError(res, 400, "invalid_request_error", `not a Messages request: ${result.error.issues[0]?.path.join(".") ?? "?"}`);
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        return sendError(res, 400, "invalid_request_error", `not a Messages request: ${issue?.path.join(".") ?? "?"}: ${issue?.message.slice(0, 200) ?? "invalid"}`);
+      }
       parsed = result.data;
     } catch {
       return sendError(res, 400, "invalid_request_error", "request body is not JSON");

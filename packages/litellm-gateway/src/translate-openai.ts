@@ -20,7 +20,8 @@ const Content = z.union([z.string(), z.array(AnyBlock)]);
 /** The Anthropic request fields the translator reads; anything else (metadata, thinking, betas) is dropped. */
 export const AnthropicRequest = z.looseObject({
   model: z.string().min(1),
-  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content: Content })),
+  // The CLI also puts `system` turns inside messages (environment context) when the model is not a Claude id.
+  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant", "system"]), content: Content })),
   system: Content.optional(),
   max_tokens: z.number().int().positive().optional(),
   temperature: z.number().optional(),
@@ -84,6 +85,11 @@ export function toChatCompletionsRequest(request: AnthropicRequest): Record<stri
   const system = textOf(request.system);
   if (system !== "") messages.push({ role: "system", content: system });
   for (const message of request.messages) {
+    if (message.role === "system") {
+      const text = textOf(message.content);
+      if (text !== "") messages.push({ role: "system", content: text });
+      continue;
+    }
     if (typeof message.content === "string") {
       messages.push(message.role === "user" ? { role: "user", content: message.content } : { role: "assistant", content: message.content });
       continue;
