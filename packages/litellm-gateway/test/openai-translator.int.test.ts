@@ -132,10 +132,18 @@ describe("the OpenAI route through the translator", () => {
 
   it("refuses an openai upstream without the provider key, and leaves no translator behind on close", async () => {
     await expect(startGateway({ listen: { socketPath: join(dir, "x.sock") }, upstream: { kind: "openai", baseUrl: provider.baseUrl }, usageLogPath: join(dir, "u.jsonl") })).rejects.toMatchObject({ code: "GATEWAY_CONFIG_INVALID" });
-    await start(OPENAI_KEY);
-    const before = (await readdir(tmpdir())).filter((name) => name.startsWith("wfgw-oai-"));
+    // os.tmpdir() follows TMPDIR: point it at this test's own directory so no other process's dirs are counted.
+    const saved = process.env["TMPDIR"];
+    process.env["TMPDIR"] = dir;
+    try {
+      await start(OPENAI_KEY);
+    } finally {
+      if (saved === undefined) delete process.env["TMPDIR"];
+      else process.env["TMPDIR"] = saved;
+    }
+    const translatorDirs = async (): Promise<string[]> => (await readdir(dir)).filter((name) => name.startsWith("wfgw-oai-"));
+    expect(await translatorDirs()).toHaveLength(1);
     await gateway.close();
-    const after = (await readdir(tmpdir())).filter((name) => name.startsWith("wfgw-oai-"));
-    expect(after.length).toBe(before.length - 1);
+    expect(await translatorDirs()).toEqual([]);
   });
 });
