@@ -11,6 +11,9 @@ describe("parseArgs", () => {
     expect(none.ok && none.value).toMatchObject({ baseUrl: null, authToken: null, anthropicApiKey: null });
     const twice = parseArgs(["--anthropic-api-key", "a", "--anthropic-api-key", "b"], CONTEXT);
     expect(twice.ok ? null : twice.error.flag).toBe("--anthropic-api-key");
+    const openai = parseArgs(["--openai-api-key=sk-o", "--model", "gpt-4.1-mini"], CONTEXT);
+    expect(openai.ok && openai.value).toMatchObject({ openaiApiKey: "sk-o", model: "gpt-4.1-mini", anthropicApiKey: null });
+    expect(none.ok && none.value).toMatchObject({ openaiApiKey: null });
   });
 
   it("accepts the review arm on its own (it runs on review tasks only)", () => {
