@@ -90,7 +90,7 @@ describe("nx run runner:bench --model gpt-* (the OpenAI route through the transl
       const wrong = `${KEY}-wrong`;
       const result = await runRunner(["--out", out, "--model", MODEL, "--base-url", provider?.baseUrl ?? ""], { env: { WFBENCH_OPENAI_API_KEY: wrong } });
       expect(result.code, result.stderr).toBe(1);
-      expect(result.stderr).toContain("RUNNER_UPSTREAM_KEY_REFUSED");
+      expect(result.stderr).toContain("SWEEP_UPSTREAM_KEY_REFUSED");
       expect(result.stderr).toContain("check WFBENCH_OPENAI_API_KEY / --openai-api-key");
       expect(existsSync(join(out, "results.jsonl"))).toBe(false);
       expect(`${result.stdout}${result.stderr}`).not.toContain(wrong);
