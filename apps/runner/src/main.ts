@@ -105,8 +105,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   const flags = parsed.value;
   const upstream = resolveUpstreamSettings({
-    flags: { baseUrl: flags.baseUrl, anthropicApiKey: flags.anthropicApiKey, authToken: flags.authToken },
-    env: { anthropicApiKey: gatewayEnv.value.anthropicApiKey, anthropicKeyIsAuthToken: gatewayEnv.value.anthropicKeyIsAuthToken },
+    flags: { baseUrl: flags.baseUrl, anthropicApiKey: flags.anthropicApiKey, authToken: flags.authToken, openaiApiKey: flags.openaiApiKey },
+    env: { anthropicApiKey: gatewayEnv.value.anthropicApiKey, anthropicKeyIsAuthToken: gatewayEnv.value.anthropicKeyIsAuthToken, openAiApiKey: gatewayEnv.value.openAiApiKey },
+    models: [flags.model],
     scripted: flags.scriptExplicit ? "script-flag" : flags.tasks === join(ROOT, "tasks/demo.yaml") ? "demo-suite" : null,
   });
   if (!upstream.ok) {

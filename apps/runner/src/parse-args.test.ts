@@ -11,6 +11,9 @@ describe("parseArgs", () => {
     expect(none.ok && none.value).toMatchObject({ baseUrl: null, authToken: null, anthropicApiKey: null });
     const twice = parseArgs(["--anthropic-api-key", "a", "--anthropic-api-key", "b"], CONTEXT);
     expect(twice.ok ? null : twice.error.flag).toBe("--anthropic-api-key");
+    const openai = parseArgs(["--openai-api-key=sk-o", "--model", "gpt-4.1-mini"], CONTEXT);
+    expect(openai.ok && openai.value).toMatchObject({ openaiApiKey: "sk-o", model: "gpt-4.1-mini", anthropicApiKey: null });
+    expect(none.ok && none.value).toMatchObject({ openaiApiKey: null });
   });
 
   it("reads --outage-streak (default 5) and refuses 0, negatives and non-integers naming the flag", () => {

@@ -36,7 +36,7 @@ export interface RunnerOptions {
   /** `--anthropic-api-key` (sent as x-api-key) / `--auth-token` (sent as Authorization: Bearer); null when not given. */
   readonly anthropicApiKey: string | null;
   readonly authToken: string | null;
-  /** `--openai-api-key`: starts the loopback LiteLLM gateway; null when not given (env is read by main.ts). */
+  /** `--openai-api-key`: an OpenAI-compatible provider's key (env WFBENCH_OPENAI_API_KEY); null when not given. */
   readonly openaiApiKey: string | null;
   /** `--outage-streak`: consecutive systemic failures (reference §5.7, canonical order, across tasks) that stop the sweep. */
   readonly outageStreak: number;
@@ -91,7 +91,8 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --auth-token <token>  upstream key sent as Authorization: Bearer (env WFBENCH_AUTH_TOKEN is sent as x-api-key)
                         without --base-url or a key flag the demo suite (or --script) stays scripted; a real upstream
                         gets a 1-token canary before the first cell
-  --openai-api-key <key>  OpenAI key for the loopback LiteLLM gateway (default: env WFBENCH_OPENAI_API_KEY)
+  --openai-api-key <key>  OpenAI route for OpenAI model ids (gpt-*, o<digit>*, openai/*): the gateway translates to
+                        <base-url or https://api.openai.com>/v1/chat/completions (default: env WFBENCH_OPENAI_API_KEY)
   --claude-bin <path>   a Claude Code CLI to run instead of the pinned one; it must answer --version with a
                         supported version (its version is recorded in report.md)
   --proposer-model <name>  provenance only: the model that proposed the overlay (recorded in rows and report.md)

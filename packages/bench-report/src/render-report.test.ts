@@ -128,6 +128,17 @@ describe("renderReport", () => {
       expect(render([row("baseline", 0, { wire_unaccounted_requests: 0 })])).not.toContain("outside their CLI");
     });
 
+    it("names the runs whose CLI cost disagrees with the cost of record by more than 5%", () => {
+      const text = render([
+        row("baseline", 0, { cost_disagreement_ratio: 0.125, cost_disagreement_flagged: true }),
+        row("baseline", 1, { cost_disagreement_ratio: null, cost_disagreement_flagged: true }),
+        row("baseline", 2, { cost_disagreement_ratio: 0.01, cost_disagreement_flagged: false }),
+      ]);
+      expect(text).toContain("2 run(s) where the CLI's own cost differs from the cost of record (the gateway's priced wire cost) by more than 5% (`cost_disagreement_flagged` in results.jsonl):");
+      expect(text).toMatch(/\/baseline\/run0 \(12\.5%\), [^ ]+\/baseline\/run1 \(no finite ratio\)\. cost \$ stays the record\./);
+      expect(render([row("baseline", 0, { cost_disagreement_ratio: 0, cost_disagreement_flagged: false })])).not.toContain("cost of record (the gateway");
+    });
+
     it("prints the harness overhead from timings_ms: cell total minus session wall time, median over timed cells", () => {
       const timed = (total: number, sessions: number[], phases: Record<string, number>) => ({ timings_ms: { total, ...Object.fromEntries(sessions.map((ms, i) => [`session_${i + 1}`, ms])), ...phases } });
       const text = render([

@@ -1,6 +1,6 @@
 import { aggregateByTaskArm, type Aggregate, type ImplementationDecision, type Promotion, type ReviewDecision, type RowRefusal } from "@wfbench/promotion-gate";
 import { median, roundHalfEven } from "@wfbench/pycompat";
-import { isExcludedErrorKind, parseResultRow, type ParsedRow } from "@wfbench/result-row";
+import { COST_DISAGREEMENT_THRESHOLD, isExcludedErrorKind, parseResultRow, type ParsedRow } from "@wfbench/result-row";
 
 /** How the sweep ended; anything but `complete` disables promotion and says so in the report. */
 export type SweepStatus = "complete" | "aborted" | "cancelled";
@@ -205,6 +205,14 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
   const unaccounted = parsed.value.filter((row) => (row.wire_unaccounted_requests ?? 0) > 0);
   if (unaccounted.length > 0) lines.push(`${unaccounted.length} run(s) spent on the wire outside their CLI (\`wire_unaccounted_requests\` in results.jsonl): their evidence is unverified.`, "");
   if (missing > 0) lines.push(`${missing} run(s) had no locatable session transcript.`, "");
+  const disagreeing = parsed.value.filter((row) => row.cost_disagreement_flagged === true);
+  if (disagreeing.length > 0) {
+    const named = disagreeing.slice(0, 8).map((row) => `${row.task}/${row.arm}/run${row.run ?? "?"} (${row.cost_disagreement_ratio == null ? "no finite ratio" : `${pct(roundHalfEven(100 * row.cost_disagreement_ratio, 1))}%`})`);
+    lines.push(
+      `${disagreeing.length} run(s) where the CLI's own cost differs from the cost of record (the gateway's priced wire cost) by more than ${fixed0(100 * COST_DISAGREEMENT_THRESHOLD)}% (\`cost_disagreement_flagged\` in results.jsonl): ${named.join(", ")}${disagreeing.length > 8 ? `, +${disagreeing.length - 8} more` : ""}. cost $ stays the record.`,
+      "",
+    );
+  }
   lines.push("Session ids of every run are in results.jsonl (`session_ids`), next to the transcript paths and digests.", "");
 
   lines.push("## Gateway wire usage", "", "Medians of what the metering gateway saw per cell: every request the cell's token made, priced from the pinned table (n/a = unpriced).", "");

@@ -50,6 +50,8 @@ export function emptyRow(input: EmptyRowInput): CellDraft {
     wire_price_tables: [],
     wire_unaccounted_requests: null,
     wire_unaccounted_cost_usd: null,
+    cost_disagreement_ratio: null,
+    cost_disagreement_flagged: false,
     upstream: input.upstream,
     arm,
     plan_produced: false,

@@ -26,6 +26,13 @@ describe("judgeCell: the error-kind precedence of reference §4.2/§4.3", () => 
     ["verify failing is verify-failed", measured({}, { verifyPassed: false }), { ok: true, error_kind: "verify-failed", resolved: false }],
     ["verify and oracle failing is verify-failed, not oracle-failed", measured({}, { verifyPassed: false, oraclePassed: false }), { ok: true, error_kind: "verify-failed", resolved: false }],
     ["the oracle failing is oracle-failed", measured({}, { oraclePassed: false }), { ok: true, error_kind: "oracle-failed", resolved: false }],
+    [
+      "an oracle the host could not run is oracle-unavailable: a valid negative with its reason",
+      measured({}, { oraclePassed: false, oracleUnavailable: "ORACLE_READ_FAILED: EIO" }),
+      { ok: true, error_kind: "oracle-unavailable", resolved: false, error_detail: "hidden oracle unavailable: ORACLE_READ_FAILED: EIO" },
+    ],
+    ["verify failing wins over an unavailable oracle", measured({}, { verifyPassed: false, oraclePassed: false, oracleUnavailable: "ORACLE_READ_FAILED: EIO" }), { ok: true, error_kind: "verify-failed", resolved: false }],
+    ["a session error wins over an unavailable oracle", measured({ ok: false, errorKind: "session-error", errorDetail: "boom" }, { oraclePassed: false, oracleUnavailable: "x" }), { ok: false, error_kind: "session-error", resolved: false, error_detail: "boom" }],
     ["a resolved implementation cell without a diff is no-work-produced", measured({}, { diffUnchanged: true }), { ok: true, error_kind: "no-work-produced", resolved: false }],
     ["an unresolved cell without a diff keeps its failure", measured({}, { diffUnchanged: true, verifyPassed: false }), { ok: true, error_kind: "verify-failed", resolved: false }],
     [

@@ -46,6 +46,8 @@ export interface MeasuredFacts {
   readonly verifyPassed: boolean;
   /** The hidden oracle passed, or the review matched its labels. */
   readonly oraclePassed: boolean;
+  /** Why the hidden oracle could not be materialised or run (already redacted), or null / absent when it judged. */
+  readonly oracleUnavailable?: string | null;
   /** Why the review artifact was refused (already redacted), or null when it parsed or the arm is not a review. */
   readonly reviewInvalid: string | null;
   /** The non-plan diff digest is the same after the sessions as before them. */
@@ -112,7 +114,7 @@ export function isAbortedByAgent(ending: SessionEnding, wire: WireFacts): boolea
  * when the sweep was cancelled); otherwise the first session error (`session-aborted-by-agent` instead of
  * `session-error` when {@link isAbortedByAgent}), then plan or review boundary failures of an ok session, then changed
  * skill files, then an invalid review artifact, then a workspace the harness could not measure (each a diagnostic
- * when a kind is already set), then verify-failed, then oracle-failed; a resolved implementation cell without a diff
+ * when a kind is already set), then verify-failed, then oracle-failed (oracle-unavailable when the oracle never ran); a resolved implementation cell without a diff
  * is no-work-produced; spend of the cell's token outside its CLI makes a row that would be valid evidence-unverified
  * (a diagnostic on a row that already failed); a cancel during verify or the oracle makes the cell cancelled. Pure:
  * trusts the facts, reads nothing.
@@ -159,7 +161,11 @@ export function judgeCell(facts: CellFacts): CellVerdict {
 
   let resolved = ok && kind === null && facts.verifyPassed && facts.oraclePassed;
   if (kind === null && !facts.verifyPassed) kind = "verify-failed";
-  else if (kind === null && !facts.oraclePassed) kind = "oracle-failed";
+  else if (kind === null && !facts.oraclePassed) {
+    // §4.3: no snapshot verdict is a valid negative, like a failed oracle; the reason goes into the detail.
+    if (facts.oracleUnavailable != null) fail("oracle-unavailable", `hidden oracle unavailable: ${facts.oracleUnavailable}`);
+    else kind = "oracle-failed";
+  }
   // Only implementation arms owe a diff (Appendix B); a review is read-only by design.
   if (!facts.review && resolved && facts.diffUnchanged) {
     resolved = false;

@@ -68,7 +68,7 @@ export interface MeasureCellInput {
 }
 
 /** What measuring found that judging needs (the session facts and the arm kind come from elsewhere). */
-export type Measurement = Pick<MeasuredFacts, "skillsChanged" | "verifyPassed" | "oraclePassed" | "reviewInvalid" | "diffUnchanged" | "workspaceInvalid">;
+export type Measurement = Pick<MeasuredFacts, "skillsChanged" | "verifyPassed" | "oraclePassed" | "reviewInvalid" | "diffUnchanged" | "workspaceInvalid" | "oracleUnavailable">;
 
 // The oracle ran the candidate's code and it never finished (an endless loop, a hang): like a verify that times out,
 // a failed oracle, not an environment failure. The oracle's stage checks ran before this error was thrown.
@@ -76,6 +76,17 @@ function ranOutOfTime(error: unknown): string | null {
   if (!isOracleError(error) || error.code !== "ORACLE_RUN_INFRASTRUCTURE") return null;
   const state = (error as { state?: unknown }).state;
   return state === "timeout" || state === "forced-kill" ? state : null;
+}
+
+// The snapshot could not be read, staged or launched for a reason of the host (EIO, ENOSPC, bwrap missing): the
+// oracle never judged the candidate. Tampering and collisions stay the candidate's (attributeFailure), a timeout stays
+// a failed oracle, and a cleanup failure after a verdict stays the harness's.
+const ORACLE_UNAVAILABLE_CODES = new Set(["ORACLE_READ_FAILED", "ORACLE_STAGE_INPUT_INVALID", "ORACLE_STAGE_WRITE_FAILED", "ORACLE_RUN_INFRASTRUCTURE"]);
+
+/** Why an oracle failure means no verdict (host could not read, stage or launch it), or null for any other error. Pure. */
+export function describeOracleUnavailable(error: unknown): string | null {
+  if (!isOracleError(error) || !ORACLE_UNAVAILABLE_CODES.has(error.code)) return null;
+  return `${error.code}: ${error.message}`;
 }
 
 function isRefusal(error: unknown): error is CellPipelineError {
@@ -89,7 +100,8 @@ function isRefusal(error: unknown): error is CellPipelineError {
  * now, and copied out), churn and the patch (redacted, written 0600, exclusive), and the diff digest again. Writes each
  * measurement into the draft as soon as it is known; decides nothing (judgeCell does). git refusing the workspace
  * after the session (a file it cannot read, a tree too large to list) is returned as `workspaceInvalid` (churn and
- * patch then stay unmeasured); a hidden oracle that times out on the candidate's code is a failed oracle; other
+ * patch then stay unmeasured); a hidden oracle that times out on the candidate's code is a failed oracle; a snapshot
+ * the host could not read, stage or launch is returned as `oracleUnavailable` (a valid negative, never a pass); other
  * environment failures throw;
  * hidden labels that do not parse throw CELL_PIPELINE_REVIEW_LABELS_INVALID (a harness fault).
  */
@@ -105,6 +117,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
   recordFields(draft, { authored_tests_passed: verify.passed, authored_test_output: verifyOutput, verify_output: verifyOutput });
   let verdict: { passed: boolean; output: string };
   let reviewInvalid: string | null = null;
+  let unavailable: string | null = null;
   if (cell.reviewDir !== null) {
     // The review "oracle" is the scoring (reference §5.1): labels come from the snapshot captured before the sweep
     // and are read only now, after the model exited; they never enter a sandbox the model can see.
@@ -126,13 +139,15 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
       }));
     } catch (error) {
       const state = ranOutOfTime(error);
-      if (state === null) throw error;
-      verdict = { passed: false, output: `${ORACLE_OUTPUT.failed} (did not finish: ${state})` };
+      unavailable = state === null ? describeOracleUnavailable(error) : null;
+      if (state === null && unavailable === null) throw error;
+      verdict = state !== null ? { passed: false, output: `${ORACLE_OUTPUT.failed} (did not finish: ${state})` } : { passed: false, output: ORACLE_OUTPUT.unavailable };
+      if (unavailable !== null) unavailable = redactText(unavailable, secrets);
     }
   }
   recordFields(draft, { oracle_passed: verdict.passed, oracle_output: verdict.output });
 
-  const measured = { skillsChanged: skillsAfter !== prepared.skillDigest, verifyPassed: verify.passed, oraclePassed: verdict.passed, reviewInvalid };
+  const measured = { skillsChanged: skillsAfter !== prepared.skillDigest, verifyPassed: verify.passed, oraclePassed: verdict.passed, reviewInvalid, oracleUnavailable: unavailable };
   let diffAfter: string;
   const captureStarted = performance.now();
   try {

@@ -19,6 +19,7 @@ import { prepareCell, type PreparedCell } from "./prepare-cell.js";
 import { runArmSessions, type SessionProgress } from "./run-arm-sessions.js";
 import type { SessionContext, SessionRecord } from "./run-session.js";
 import { summarizeSessions } from "./summarize-sessions.js";
+import { reconcileCost } from "./reconcile-cost.js";
 import { recordPhase, timePhase } from "./time-phase.js";
 
 export type { CellGateway, RunCellInput } from "./cell-input.js";
@@ -215,6 +216,8 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
     for (const [index, ms] of (progress.sessionWallMs ?? []).entries()) recordPhase(draft, `session_${index + 1}`, ms);
     recordPhase(draft, "total", performance.now() - cellStarted);
   }
+  // Both figures are final only here (an interrupted cell folds its sessions' costs in the catch above).
+  recordFields(draft, reconcileCost(draft.cost_usd, draft.wire_cost_usd));
   // Built only now, after the removal was judged: no path may return a row that skipped its cleanup verdict.
   return buildResultRow({ ...draft, recorded_at: now().toISOString() });
 

@@ -4,7 +4,7 @@ export type { ConnectionStats } from "./guard-connections.js";
 export { buildCliGatewayEnv } from "./build-cli-gateway-env.js";
 export type { CellUsageSummary, StreamAccounting } from "./summarize-cell-usage.js";
 export { readGatewayEnv, GATEWAY_ENV_NAMES } from "./read-gateway-env.js";
-export { resolveUpstreamSettings, ANTHROPIC_BASE_URL } from "./resolve-upstream-settings.js";
+export { resolveUpstreamSettings, ANTHROPIC_BASE_URL, OPENAI_BASE_URL } from "./resolve-upstream-settings.js";
 export type { RealUpstreamSettings, ScriptedChoice, UpstreamFlags, UpstreamSettings, UpstreamSettingsError } from "./resolve-upstream-settings.js";
 export { classifyProbeAnswer, probeUpstream } from "./probe-upstream.js";
 export type { ProbeOutcome, ProbeResult } from "./probe-upstream.js";

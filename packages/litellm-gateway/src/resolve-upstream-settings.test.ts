@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { classifyProbeAnswer } from "./probe-upstream.js";
 import { resolveUpstreamSettings, type ScriptedChoice, type UpstreamFlags } from "./resolve-upstream-settings.js";
 
-const none: UpstreamFlags = { baseUrl: null, anthropicApiKey: null, authToken: null };
+const none: UpstreamFlags = { baseUrl: null, anthropicApiKey: null, authToken: null, openaiApiKey: null };
 const KEY = "sk-ant-test-0123456789";
 
 describe("resolveUpstreamSettings", () => {
@@ -26,7 +26,7 @@ describe("resolveUpstreamSettings", () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const result = resolveUpstreamSettings({ flags: { ...none, ...c.flags }, env: { anthropicApiKey: c.env }, scripted: c.scripted ?? null });
+      const result = resolveUpstreamSettings({ flags: { ...none, ...c.flags }, env: { anthropicApiKey: c.env }, scripted: c.scripted ?? null, models: ["claude-sonnet-4-5"] });
       expect(result).toMatchObject(c.expected as object);
       if (!result.ok) expect(result.error.message).not.toContain(KEY);
     });
@@ -34,12 +34,38 @@ describe("resolveUpstreamSettings", () => {
 });
 
 describe("resolveUpstreamSettings with a key from an auth-token variable", () => {
-  const resolve = (flags: Partial<UpstreamFlags>) => resolveUpstreamSettings({ flags: { ...none, ...flags }, env: { anthropicApiKey: KEY, anthropicKeyIsAuthToken: true }, scripted: null });
+  const resolve = (flags: Partial<UpstreamFlags>) => resolveUpstreamSettings({ flags: { ...none, ...flags }, env: { anthropicApiKey: KEY, anthropicKeyIsAuthToken: true }, scripted: null, models: ["claude-sonnet-4-5"] });
   it("presents an env auth token as Bearer, like --auth-token", () => {
     expect(resolve({})).toMatchObject({ ok: true, value: { apiKey: KEY, authScheme: "bearer" } });
   });
   it("keeps x-api-key when --anthropic-api-key beats the env token", () => {
     expect(resolve({ anthropicApiKey: "flag-key" })).toMatchObject({ ok: true, value: { apiKey: "flag-key", authScheme: "x-api-key" } });
+  });
+});
+
+describe("resolveUpstreamSettings: the OpenAI route (§8 model ids)", () => {
+  const OAI = "sk-proj-test-0123456789abcdef";
+  const resolve = (flags: Partial<UpstreamFlags>, models: string[], env: { anthropicApiKey?: string; openAiApiKey?: string } = {}, scripted: ScriptedChoice = null) =>
+    resolveUpstreamSettings({ flags: { ...none, ...flags }, env: { anthropicApiKey: env.anthropicApiKey, openAiApiKey: env.openAiApiKey }, scripted, models });
+  it("an OpenAI id with the env key goes to the public OpenAI API as Bearer", () => {
+    expect(resolve({}, ["gpt-4.1-mini"], { openAiApiKey: OAI })).toEqual({ ok: true, value: { kind: "openai", baseUrl: "https://api.openai.com", apiKey: OAI, authScheme: "bearer" } });
+  });
+  it("--openai-api-key beats the env and --base-url names an OpenAI-compatible endpoint, with the same hygiene", () => {
+    expect(resolve({ openaiApiKey: "flag", baseUrl: "http://127.0.0.1:8080/v1/" }, ["openai/o4-mini"], { openAiApiKey: OAI })).toEqual({ ok: true, value: { kind: "openai", baseUrl: "http://127.0.0.1:8080/v1", apiKey: "flag", authScheme: "bearer" } });
+    expect(resolve({ openaiApiKey: "flag", baseUrl: "http://10.1.2.3:8080" }, ["gpt-4o"])).toMatchObject({ ok: false, error: { code: "BASE_URL_INSECURE" } });
+    expect(resolve({ openaiApiKey: "flag", baseUrl: "https://u:pw@x.test" }, ["gpt-4o"])).toMatchObject({ ok: false, error: { code: "BASE_URL_USERINFO", message: expect.stringContaining("WFBENCH_OPENAI_API_KEY") } });
+  });
+  it("an OpenAI id without the OpenAI key is refused naming WFBENCH_OPENAI_API_KEY, even with an Anthropic key in the env", () => {
+    const result = resolve({}, ["gpt-4.1-mini"], { anthropicApiKey: KEY });
+    expect(result).toMatchObject({ ok: false, error: { code: "KEY_MISSING", flag: "--openai-api-key", message: expect.stringContaining("WFBENCH_OPENAI_API_KEY") } });
+  });
+  it("refuses OpenAI ids mixed with others, an Anthropic key flag on the OpenAI route and --openai-api-key for a Claude id", () => {
+    expect(resolve({}, ["gpt-4o", "claude-sonnet-4-5"], { openAiApiKey: OAI })).toMatchObject({ ok: false, error: { code: "MIXED_MODELS" } });
+    expect(resolve({ anthropicApiKey: "a" }, ["gpt-4o"], { openAiApiKey: OAI })).toMatchObject({ ok: false, error: { code: "KEY_CONFLICT", flag: "--openai-api-key" } });
+    expect(resolve({ openaiApiKey: OAI }, ["claude-sonnet-4-5"])).toMatchObject({ ok: false, error: { code: "MIXED_MODELS", message: expect.not.stringContaining(OAI) } });
+  });
+  it("the demo suite stays scripted with an OpenAI id and an env key alone", () => {
+    expect(resolve({}, ["gpt-4o"], { openAiApiKey: OAI }, "demo-suite")).toEqual({ ok: true, value: { kind: "scripted" } });
   });
 });
 

@@ -26,7 +26,7 @@ export const RequestOutcome = z.enum([
 export type RequestOutcome = z.infer<typeof RequestOutcome>;
 
 /** Which kind of upstream served a request (recorded in every usage row). */
-export const UpstreamKind = z.enum(["anthropic", "anthropic-compatible", "litellm", "scripted"]);
+export const UpstreamKind = z.enum(["anthropic", "anthropic-compatible", "litellm", "openai", "scripted"]);
 /** Inferred type of UpstreamKind. */
 export type UpstreamKind = z.infer<typeof UpstreamKind>;
 

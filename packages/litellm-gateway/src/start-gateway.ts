@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { lstat, unlink } from "node:fs/promises";
+import { lstat, mkdtemp, rm, unlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,6 +20,7 @@ import { priceUsage, readPriceTableVersion } from "./price-usage.js";
 import { GATEWAY_REQUEST_TIMEOUT_S } from "./read-gateway-env.js";
 import { ListenConfig, MessagesRequestHead, UpstreamConfig } from "./schema.js";
 import type { RequestOutcome, UsageRow } from "./schema.js";
+import { startOpenAiTranslator, type OpenAiTranslator } from "./start-openai-translator.js";
 import { summarizeCellUsage } from "./summarize-cell-usage.js";
 import type { CellUsageSummary, StreamAccounting } from "./summarize-cell-usage.js";
 import { openUsageLog } from "./usage-log.js";
@@ -179,12 +182,35 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   if (!upstreamParsed.success) {
     throw new GatewayConfigError(`invalid upstream: ${upstreamParsed.error.message.slice(0, 200)}`);
   }
-  const upstream = upstreamParsed.data;
-  const base = new URL(upstream.baseUrl);
-  if (base.username !== "" || base.password !== "" || base.search !== "" || base.hash !== "") {
+  const configured = upstreamParsed.data;
+  const configuredBase = new URL(configured.baseUrl);
+  if (configuredBase.username !== "" || configuredBase.password !== "" || configuredBase.search !== "" || configuredBase.hash !== "") {
     throw new GatewayConfigError("upstream baseUrl must not carry credentials, a query or a fragment");
   }
-  const basePath = base.pathname.replace(/\/+$/, "");
+  if (configured.kind === "openai" && (configured.apiKey === undefined || configured.socketPath !== undefined)) {
+    throw new GatewayConfigError("an openai upstream needs the provider's apiKey and no socketPath: the gateway starts its translator itself");
+  }
+  // The OpenAI route: the gateway supervises an in-process translator on a private socket and forwards to it, so
+  // metering stays on the Anthropic side and the provider key never leaves this process.
+  let translator: { readonly service: OpenAiTranslator; readonly dir: string } | null = null;
+  const startTranslator = async (apiKey: string): Promise<string> => {
+    const dir = await mkdtemp(join(tmpdir(), "wfgw-oai-"));
+    try {
+      const service = await startOpenAiTranslator({ socketPath: join(dir, "translator.sock"), baseUrl: configured.baseUrl, apiKey, ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }) });
+      translator = { service, dir };
+      return service.socketPath;
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  };
+  const stopTranslator = async (): Promise<void> => {
+    const running = translator;
+    translator = null;
+    if (running === null) return;
+    await running.service.close();
+    await rm(running.dir, { recursive: true, force: true });
+  };
   const timeoutMs = options.requestTimeoutMs ?? GATEWAY_REQUEST_TIMEOUT_S * 1000;
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024 * 1024;
   for (const [name, value] of [["requestTimeoutMs", timeoutMs], ["maxRequestBytes", maxRequestBytes]] as const) {
@@ -199,7 +225,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     }
   }
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) throw new GatewayConfigError("connectionLimits.headersTimeoutMs must not exceed requestTimeoutMs");
-  const secrets: readonly (string | undefined)[] = [upstream.apiKey, ...(options.redact ?? [])];
+  const secrets: readonly (string | undefined)[] = [configured.apiKey, ...(options.redact ?? [])];
   const priceTable = readPriceTableVersion();
 
   if ("socketPath" in listen.data) {
@@ -207,13 +233,24 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     if (existing !== null) throw new GatewayListenError(`socket path ${listen.data.socketPath} already exists`);
   }
 
+  // Started only once every option is checked, so a refusal above leaves nothing running.
+  const upstream = configured.kind === "openai" && configured.apiKey !== undefined
+    ? { ...configured, baseUrl: "http://localhost", socketPath: await startTranslator(configured.apiKey), apiKey: undefined }
+    : configured;
+  const base = new URL(upstream.baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, "");
+
   const dispatcher = new Agent({
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     ...(upstream.socketPath === undefined ? {} : { connect: { socketPath: upstream.socketPath } }),
   });
   const tokens = createCellTokenRegistry();
-  const log = await openUsageLog(options.usageLogPath);
+  const log = await openUsageLog(options.usageLogPath).catch(async (error: unknown) => {
+    await dispatcher.close();
+    await stopTranslator();
+    throw error;
+  });
   const rows: UsageRow[] = [];
   const failedBodies = new Map<string, FailedBody>();
   const inflight = new Set<AbortController>();
@@ -511,6 +548,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   } catch (cause) {
     await log.close();
     await dispatcher.close();
+    await stopTranslator();
     throw new GatewayListenError(`gateway cannot listen: ${String(cause)}`, { cause });
   }
   if ("socketPath" in listen.data) {
@@ -559,6 +597,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
           pendingWrites = new Set();
           await log.close();
           await dispatcher.close();
+          await stopTranslator();
           if (socketPath !== null) await unlink(socketPath).catch(() => undefined);
         }
       })();

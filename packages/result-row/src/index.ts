@@ -18,6 +18,7 @@ export type { ErrorKind } from "./error-kinds.js";
 export { REVIEW_METRIC_FIELDS, REVIEW_SCORE_KEYS, ReviewRowFieldsSchema, ReviewScoreSchema } from "./review-fields.js";
 export type { ReviewMetricField, ReviewRowFields, ReviewScore, ReviewScoreKey } from "./review-fields.js";
 export {
+  COST_DISAGREEMENT_THRESHOLD,
   ErrorDetailSchema,
   ParsedRowSchema,
   ROW_SCHEMA_VERSION,

@@ -34,6 +34,8 @@ describe("buildResultRow", () => {
     ["a negative token count", { output_tokens: -1 }, "output_tokens"],
     ["a fractional token count", { input_tokens: 1.5 }, "input_tokens"],
     ["a negative cost", { cost_usd: -0.01 }, "cost_usd"],
+    ["a negative cost disagreement", { cost_disagreement_ratio: -0.5 }, "cost_disagreement_ratio"],
+    ["a cost disagreement flag that is not a boolean", { cost_disagreement_flagged: "yes" }, "cost_disagreement_flagged"],
     ["a transcript record from another source", { transcript_artifacts: [{ path: "x.jsonl", sha256: "a".repeat(64), bytes: 1, source: "agent-written" }] }, "transcript_artifacts.0.source"],
     ["a short digest", { skill_digest: "abc" }, "skill_digest"],
     ["a naive timestamp", { recorded_at: "2026-01-02T03:04:05" }, "recorded_at"],

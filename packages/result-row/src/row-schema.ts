@@ -55,6 +55,9 @@ export const ErrorDetailSchema = z.union([z.string(), SessionErrorDetailSchema])
 /** `error_detail`. */
 export type ErrorDetail = z.infer<typeof ErrorDetailSchema>;
 
+/** Relative disagreement between the CLI's cost and the gateway's priced wire cost above which a row is flagged (5%). */
+export const COST_DISAGREEMENT_THRESHOLD = 0.05;
+
 /** The fields every results row carries, in reference §4.2 order, plus this project's `wire_*`, `upstream`, `patch_artifact`. */
 const requiredFields = {
   // Usage and timing, from the CLI's result events (main loop only).
@@ -155,6 +158,14 @@ const optionalFields = {
   wire_unaccounted_requests: measuredCount.optional(),
   /** Priced cost of those requests (already inside `wire_cost_usd`); null when unmatched or one of them was unpriced. */
   wire_unaccounted_cost_usd: measuredAmount.optional(),
+  /**
+   * |cost_usd − wire_cost_usd| / wire_cost_usd: how far the CLI's own figure is from the cost of record. null when
+   * either is unknown, or when the record is 0 and the CLI's figure is not (no finite ratio; flagged). The pipeline
+   * always writes it.
+   */
+  cost_disagreement_ratio: measuredAmount.optional(),
+  /** The CLI's cost and the cost of record disagree by more than COST_DISAGREEMENT_THRESHOLD; false when either is unknown. */
+  cost_disagreement_flagged: z.boolean().optional(),
 };
 
 /**

@@ -15,6 +15,7 @@ import {
   renderSseFrames,
   type ReplyPlan,
 } from "./render-reply.js";
+import { chatRequestAsMessages, renderChatChunks, renderChatCompletion, renderOpenAiErrorBody } from "./render-openai.js";
 import { openRequestLog, type RequestLogEntry, type RequestOutcome } from "./request-log.js";
 import { MessagesRequestSchema, type Fault, type Script, type Turn } from "./schema.js";
 import { selectTurn, truncatePrefix } from "./select-turn.js";
@@ -38,6 +39,12 @@ export interface ScriptedModelOptions {
   requireApiKey?: string;
   /** When set, a Messages request for any other model gets 404 not_found_error, as a real endpoint answers. */
   knownModels?: readonly string[];
+  /**
+   * `anthropic` (default): `POST /v1/messages`. `openai`: stands in for an OpenAI-compatible provider instead —
+   * `POST /v1/chat/completions`, the key only as `Authorization: Bearer`, OpenAI replies, chunks and error bodies;
+   * stream-shaped faults (stream_error, omit_content_block_stop) are served as normal replies there.
+   */
+  api?: "anthropic" | "openai";
 }
 
 /** A running scripted model server. */
@@ -149,15 +156,19 @@ function digestKey(value: string): Buffer {
 }
 
 // Digests compare in constant time whatever the presented length.
-function presentsKey(request: IncomingMessage, key: string): boolean {
+function presentsKey(request: IncomingMessage, key: string, bearerOnly: boolean): boolean {
   const expected = digestKey(key);
-  const presented = [...(request.headersDistinct["x-api-key"] ?? []), ...(request.headersDistinct["authorization"] ?? []).map((v) => /^Bearer\s+(\S+)\s*$/iu.exec(v)?.[1] ?? "")];
+  const presented = [...(bearerOnly ? [] : (request.headersDistinct["x-api-key"] ?? [])), ...(request.headersDistinct["authorization"] ?? []).map((v) => /^Bearer\s+(\S+)\s*$/iu.exec(v)?.[1] ?? "")];
   return presented.some((value) => value !== "" && timingSafeEqual(digestKey(value), expected));
 }
 
 /** Starts the scripted model; trusts the parsed script, trusts nothing in requests, throws ListenError on bind failure. */
 export async function startScriptedModel(options: ScriptedModelOptions): Promise<ScriptedModelServer> {
   const { script, listen } = options;
+  const openai = options.api === "openai";
+  const route = openai ? "/v1/chat/completions" : "/v1/messages";
+  const errorBody = (errorType: string, message: string, requestId: string): Record<string, unknown> =>
+    openai ? renderOpenAiErrorBody(errorType, message) : renderErrorBody(errorType, message, requestId);
   const requests: RequestLogEntry[] = [];
   const attempts = new Map<string, number>();
   const closing = new AbortController();
@@ -207,7 +218,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     if (url === null) {
       const message = `request target ${JSON.stringify(truncatePrefix(target))} is not a valid URL`;
       await record({ ...base, ...empty, body_sha256: sha256Hex(""), body_bytes: 0, outcome: { kind: "bad_request", status: 400, message } });
-      sendJson(response, 400, requestId, renderErrorBody("invalid_request_error", `scripted-model: ${message}`, requestId), {
+      sendJson(response, 400, requestId, errorBody("invalid_request_error", `scripted-model: ${message}`, requestId), {
         connection: "close",
       });
       return;
@@ -221,30 +232,30 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       const message = error instanceof Error ? error.message : "unreadable request body";
       await record({ ...base, ...empty, body_sha256: sha256Hex(""), body_bytes: 0, outcome: { kind: "bad_request", status, message } });
       // The unread rest of the body would be parsed as the next request: close the connection after this reply.
-      sendJson(response, status, requestId, renderErrorBody(errorTypeForStatus(status), `scripted-model: ${message}`, requestId), {
+      sendJson(response, status, requestId, errorBody(errorTypeForStatus(status), `scripted-model: ${message}`, requestId), {
         connection: "close",
       });
       return;
     }
 
-    if (request.method !== "POST" || url.pathname !== "/v1/messages") {
+    if (request.method !== "POST" || url.pathname !== route) {
       await record({ ...base, ...empty, body_sha256: sha256Hex(raw), body_bytes: raw.length, outcome: { kind: "not_found", status: 404 } });
       sendJson(
         response,
         404,
         requestId,
-        renderErrorBody(
+        errorBody(
           "not_found_error",
-          `scripted-model serves only POST /v1/messages, not ${truncatePrefix(base.method)} ${truncatePrefix(url.pathname)}`,
+          `scripted-model serves only POST ${route}, not ${truncatePrefix(base.method)} ${truncatePrefix(url.pathname)}`,
           requestId,
         ),
       );
       return;
     }
 
-    if (options.requireApiKey !== undefined && !presentsKey(request, options.requireApiKey)) {
+    if (options.requireApiKey !== undefined && !presentsKey(request, options.requireApiKey, openai)) {
       await record({ ...base, ...empty, body_sha256: sha256Hex(raw), body_bytes: raw.length, outcome: { kind: "unauthorized", status: 401 } });
-      sendJson(response, 401, requestId, renderErrorBody("authentication_error", "scripted-model: invalid x-api-key", requestId));
+      sendJson(response, 401, requestId, errorBody("authentication_error", openai ? "scripted-model: invalid Authorization: Bearer key" : "scripted-model: invalid x-api-key", requestId));
       return;
     }
 
@@ -256,17 +267,17 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     } catch {
       const message = "request body is not JSON";
       await record({ ...base, ...empty, body_sha256: sha256Hex(raw), body_bytes: raw.length, outcome: { kind: "bad_request", status: 400, message } });
-      sendJson(response, 400, requestId, renderErrorBody("invalid_request_error", `scripted-model: ${message}`, requestId));
+      sendJson(response, 400, requestId, errorBody("invalid_request_error", `scripted-model: ${message}`, requestId));
       return;
     }
     const bodyFacts = { body_sha256: digest, body_bytes: raw.length };
 
-    const parsed = MessagesRequestSchema.safeParse(json);
+    const parsed = MessagesRequestSchema.safeParse(openai ? chatRequestAsMessages(json) : json);
     if (!parsed.success) {
       const first = parsed.error.issues[0];
       const message = `request body is not a Messages request (${first ? `${first.path.join(".")}: ${first.message}` : "invalid"})`;
       await record({ ...base, ...empty, ...bodyFacts, outcome: { kind: "bad_request", status: 400, message } });
-      sendJson(response, 400, requestId, renderErrorBody("invalid_request_error", `scripted-model: ${message}`, requestId));
+      sendJson(response, 400, requestId, errorBody("invalid_request_error", `scripted-model: ${message}`, requestId));
       return;
     }
     const body = parsed.data;
@@ -275,7 +286,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
 
     if (options.knownModels !== undefined && !options.knownModels.includes(body.model)) {
       await record({ ...base, ...empty, ...requestFacts, outcome: { kind: "not_found", status: 404 } });
-      sendJson(response, 404, requestId, renderErrorBody("not_found_error", `model: ${truncatePrefix(body.model)}`, requestId));
+      sendJson(response, 404, requestId, errorBody("not_found_error", `model: ${truncatePrefix(body.model)}`, requestId));
       return;
     }
 
@@ -298,7 +309,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
           outcome: { kind: "beyond_script", status: 400 },
         });
       }
-      sendJson(response, 400, requestId, renderErrorBody("invalid_request_error", selection.message, requestId));
+      sendJson(response, 400, requestId, errorBody("invalid_request_error", selection.message, requestId));
       return;
     }
 
@@ -318,9 +329,9 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       position,
       turn,
       // Stream-shaped faults cannot apply to a JSON reply: the non-streaming fallback is served normally.
-      omitContentBlockStop: stream && fault?.kind === "omit_content_block_stop",
+      omitContentBlockStop: !openai && stream && fault?.kind === "omit_content_block_stop",
       streamError:
-        stream && fault?.kind === "stream_error"
+        !openai && stream && fault?.kind === "stream_error"
           ? { afterBlocks: fault.after_blocks, errorType: fault.error_type, message: fault.message }
           : null,
     };
@@ -333,11 +344,12 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       const errorType = fault.error_type ?? errorTypeForStatus(fault.status);
       const message = fault.message ?? `scripted-model: injected HTTP ${fault.status} (trajectory "${trajectory.name}", position ${position}, attempt ${attempt})`;
       const extra: Record<string, string> = fault.retry_after_s === undefined ? {} : { "retry-after": String(fault.retry_after_s) };
-      sendJson(response, fault.status, requestId, renderErrorBody(errorType, message, requestId), extra);
+      sendJson(response, fault.status, requestId, errorBody(errorType, message, requestId), extra);
       return;
     }
+    const created = Math.floor(Date.now() / 1000);
     if (!stream) {
-      sendJson(response, 200, requestId, renderMessage(plan));
+      sendJson(response, 200, requestId, openai ? renderChatCompletion(plan, created) : renderMessage(plan));
       return;
     }
     response.writeHead(200, {
@@ -345,7 +357,8 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       "cache-control": "no-cache",
       "request-id": requestId,
     });
-    for (const frame of renderSseFrames(plan)) response.write(frame);
+    const includeUsage = openai && (json as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
+    for (const frame of openai ? renderChatChunks(plan, created, includeUsage) : renderSseFrames(plan)) response.write(frame);
     response.end();
   }
 

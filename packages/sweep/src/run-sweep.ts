@@ -288,7 +288,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       gateway.revokeCell(canaryCell);
       const detail = redactText(canary.detail, secrets);
       const where = `${upstream.baseUrl} (${detail})`;
-      if (canary.outcome === "key_refused") throw new SweepError("SWEEP_UPSTREAM_KEY_REFUSED", `upstream canary: ${where} refused the key: check WFBENCH_ANTHROPIC_API_KEY / --anthropic-api-key (or --auth-token for a Bearer endpoint)`);
+      if (canary.outcome === "key_refused") throw new SweepError("SWEEP_UPSTREAM_KEY_REFUSED", `upstream canary: ${where} refused the key: check ${upstream.kind === "openai" ? "WFBENCH_OPENAI_API_KEY / --openai-api-key" : "WFBENCH_ANTHROPIC_API_KEY / --anthropic-api-key (or --auth-token for a Bearer endpoint)"}`);
       if (canary.outcome === "model_unknown") throw new SweepError("SWEEP_UPSTREAM_MODEL_UNKNOWN", `upstream canary: ${where} does not serve --model ${options.model}: pass a model id this endpoint serves`);
       if (canary.outcome === "unreachable") throw new SweepError("SWEEP_UPSTREAM_UNREACHABLE", `upstream canary: ${where} could not be reached: check --base-url and that the endpoint is up`);
       if (canary.outcome === "failed") throw new SweepError("SWEEP_UPSTREAM_FAILED", `upstream canary: ${where} failed the 1-token request: check the endpoint's status before paying for a sweep`);
