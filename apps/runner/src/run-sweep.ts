@@ -1,7 +1,8 @@
 import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { renderReport, openResultsLog, type SweepStatus } from "@wfbench/bench-report";
+import { renderReport, openResultsLog, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
+import { writeHtmlReport } from "@wfbench/report-html";
 import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
 import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
@@ -306,9 +307,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
             complete: status === "complete",
             now: new Date(),
           });
-    const report = renderReport(
-      rows,
-      {
+    const provenance: ReportProvenance = {
         benchmarkModel: options.model,
         proposerModel: null,
         effort: options.effort,
@@ -318,9 +317,8 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         claudeCodeVersion: cli.version,
         status,
         upstreamCanary: canary === null ? null : `\`${canary.outcome}\` (${redactText(canary.detail, secrets)})`,
-      },
-      { promotion },
-    );
+      };
+    const report = renderReport(rows, provenance, { promotion });
     if (!report.ok) throw new RunnerError("RUNNER_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
     let promotionSummary: SweepSummary["promotion"] = null;
     if (promotion !== null) {
@@ -330,6 +328,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     }
     const reportPath = join(options.out, "report.md");
     await writeFileAtomic(reportPath, report.value, { mode: 0o644 });
+    await writeHtmlReport({ outDir: options.out, provenance }); // report.html + report-stats.json beside report.md
     if (pool.failure !== null) {
       const cell = cells[pool.failure.index];
       const cause = pool.failure.error;

@@ -173,7 +173,7 @@ export function computeReportStats(rows: readonly ParsedRow[]): ReportStats {
         if (other !== undefined) pairs.push({ arm: row, reference: other });
       }
       if (pairs.length === 0) continue;
-      pairs.sort((a, b) => a.arm.run - b.arm.run);
+      pairs.sort((a, b) => (a.arm.run ?? 0) - (b.arm.run ?? 0));
       pooled.push(...pairs);
       comparisons.push(compare(task, arm, reference, relation, pairs));
     }
