@@ -174,7 +174,7 @@ describe.skipIf(skip)("report.html in headless chromium", () => {
     expect(await page.locator("body").textContent()).toContain(`Benchmark model: ${HOSTILE}`);
     expect(await page.locator("img").count()).toBe(0);
     expect(await page.locator("#app script").count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(dialogs).toEqual([]);
     expect(errors).toEqual([]);
     expect(requests).toEqual([pathToFileURL(join(out, "report.html")).href]);
