@@ -2,7 +2,7 @@
 // from file://, and the test checks the charts drew, the drill-down shows a transcript and a patch, nothing but the file
 // itself was requested, and a screenshot is not blank. A hostile transcript must render as text.
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -160,6 +160,14 @@ describe.skipIf(skip)("report.html in headless chromium", () => {
     writeFileSync(join(out, artefact?.path ?? ""), hostile);
     if (artefact !== undefined) Object.assign(artefact, { sha256: createHash("sha256").update(hostile).digest("hex"), bytes: hostile.length });
     writeFileSync(join(out, target?.patch_artifact ?? "missing.patch"), readFileSync(join(FIXTURE, "patch.diff")));
+    // Rows that point outside the sweep, through a link, or at bytes that are not the run's: shown as refused, never read.
+    writeFileSync(join(out, "..", "outside.jsonl"), "SECRET-OUTSIDE\n");
+    symlinkSync(join(out, "..", "outside.jsonl"), join(out, "transcripts", "link.jsonl"));
+    const direct = rows.find((row) => row.arm === "workflow_direct");
+    if (direct?.transcript_artifacts[0] !== undefined) direct.transcript_artifacts[0].path = "../outside.jsonl";
+    const workflow = rows.find((row) => row.arm === "workflow");
+    if (workflow?.transcript_artifacts[0] !== undefined) workflow.transcript_artifacts[0].path = "transcripts/link.jsonl";
+    if (workflow?.transcript_artifacts[1] !== undefined) writeFileSync(join(out, workflow.transcript_artifacts[1].path), `${JSON.stringify({ type: "assistant", message: { content: [{ type: "text", text: "swapped" }] } })}\n`);
     writeFileSync(join(out, "results.jsonl"), rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
     await writeHtmlReport({ outDir: out, provenance: { benchmarkModel: HOSTILE, proposerModel: null, effort: "high", selectedTasks: [HOSTILE], skippedExpensiveTasks: [], upstream: "scripted", claudeCodeVersion: null, status: "complete" } });
 
@@ -178,6 +186,14 @@ describe.skipIf(skip)("report.html in headless chromium", () => {
     expect(dialogs).toEqual([]);
     expect(errors).toEqual([]);
     expect(requests).toEqual([pathToFileURL(join(out, "report.html")).href]);
+
+    await page.locator("td[data-cell]", { hasText: "workflow_direct" }).first().click();
+    expect(await page.locator("#drill").textContent()).toContain("refused path (bad-part)");
+    await page.locator("td[data-cell]", { hasText: /^workflow$/ }).first().click();
+    const workflowDrill = (await page.locator("#drill").textContent()) ?? "";
+    expect(workflowDrill).toContain("unreadable (DURABLE_FS_NOT_FOLLOWED)");
+    expect(workflowDrill).toContain("its sha256 differs from the row's record");
+    expect(readFileSync(join(out, "report.html"), "utf8")).not.toContain("SECRET-OUTSIDE");
     await page.close();
   });
 });
