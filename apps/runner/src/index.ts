@@ -2,5 +2,3 @@ export { RunnerError, isRunnerError } from "./errors.js";
 export type { RunnerErrorCode } from "./errors.js";
 export { DEMO_MODEL, EFFORTS, MAX_WORKERS, USAGE, checkModelName, parseArgs } from "./parse-args.js";
 export type { ParseArgsContext, ParseArgsResult, RunnerOptions, UsageError } from "./parse-args.js";
-export { runSweep } from "./run-sweep.js";
-export type { RunSweepInput, SweepEvent, SweepSummary } from "./run-sweep.js";

@@ -1,5 +1,5 @@
 // The runner's command line: the only place that reads argv and the environment, prints, and maps errors to exit codes.
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isBenchReportError } from "@wfbench/bench-report";
@@ -15,7 +15,9 @@ import { isClaudeCliError } from "@wfbench/claude-cli";
 import { isTaskSuiteError } from "@wfbench/task-suite";
 import { isRunnerError } from "./errors.js";
 import { USAGE, parseArgs } from "./parse-args.js";
-import { runSweep, type SweepEvent } from "./run-sweep.js";
+import { createProgressOutput } from "./progress.js";
+import { isSweepError, runSweep, type SweepEvent, type SweepOptions } from "@wfbench/sweep";
+import type { RunnerOptions } from "./parse-args.js";
 
 const EXIT_OK = 0;
 const EXIT_OUTAGE = 1;
@@ -25,6 +27,11 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: string, upstream: string, secrets: readonly string[]): string {
   if (event.kind === "prepared") return `wfbench: ${event.cells} cell(s), Claude Code ${event.claudeVersion}, ${upstream}, output ${relative(cwd, event.outDir) || "."}`;
+  if (event.kind === "outage") return `[systemic-outage] ${event.streak} consecutive session/infra/cleanup/review-evidence failures ending at [${event.task}][${event.arm}][run ${event.run}]: no further cell starts (${event.inFlight} still running will be recorded); the report is marked aborted`;
+  if (event.kind === "heartbeat") {
+    const running = event.running.map((cell) => `[${cell.task}][${cell.arm}][run ${cell.run}]`).join(" ");
+    return `[heartbeat] ${Math.floor(event.elapsedMs / 60_000)}m elapsed, ${event.done}/${event.total} cell(s) done, running: ${running === "" ? "none" : running}`;
+  }
   if (event.kind === "cell-start") return `[${event.task}][${event.arm}][run ${event.run}] starting (${event.index}/${event.total}, ${Math.floor(event.elapsedMs / 60_000)}m elapsed)`;
   const row = event.row;
   const infra = row.error_kind === "infra-error" || row.error_kind === "cleanup-failure";
@@ -34,6 +41,27 @@ function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: strin
   if (row.error_detail === null || row.error_kind === null) return line;
   const detail = typeof row.error_detail === "string" ? row.error_detail : JSON.stringify(row.error_detail);
   return `${line}\n[${row.task}][${row.arm}][run ${row.run}] detail: ${redactText(detail, secrets).replace(/\n/gu, " \u23ce ").slice(0, 1200)}`;
+}
+
+/** The sweep's own input: the parsed flags minus what only the command line knows (help, upstream keys). */
+function toSweepOptions(flags: RunnerOptions): SweepOptions {
+  return {
+    tasks: flags.tasks,
+    arms: flags.arms,
+    armsExplicit: flags.armsExplicit,
+    repeats: flags.repeats,
+    out: flags.out,
+    workers: flags.workers,
+    model: flags.model,
+    effort: flags.effort,
+    timeoutS: flags.timeoutS,
+    script: flags.script,
+    oracles: flags.oracles,
+    includeExpensive: flags.includeExpensive,
+    candidateOverlay: flags.candidateOverlay,
+    outageStreak: flags.outageStreak,
+    promotion: flags.promotion,
+  };
 }
 
 function isEnvironmentError(error: unknown): boolean {
@@ -78,17 +106,26 @@ async function main(): Promise<number> {
   process.once("SIGINT", () => onSignal("SIGINT"));
   process.once("SIGTERM", () => onSignal("SIGTERM"));
   const home = process.env["HOME"];
+  const progress = createProgressOutput(process.stdout);
   try {
     const summary = await runSweep({
-      options: parsed.value,
+      options: toSweepOptions(flags),
       upstream: upstream.value,
       homeDir: home === undefined || home === "" ? homedir() : home,
+      tmpDir: tmpdir(),
+      pid: process.pid,
       signal: controller.signal,
       onEvent: (event) => {
-        if (event.kind === "warning") process.stderr.write(`wfbench runner: warning: ${redactText(event.message, secrets)}\n`);
-        else process.stdout.write(`${formatEvent(event, cwd, upstreamLabel, secrets)}\n`);
+        if (event.kind === "warning") {
+          process.stderr.write(`wfbench runner: warning: ${redactText(event.message, secrets)}\n`);
+          return;
+        }
+        progress.line(formatEvent(event, cwd, upstreamLabel, secrets));
+        if (event.kind === "prepared") progress.start(event.cells);
+        if (event.kind === "cell-end") progress.advance();
       },
     });
+    progress.stop();
     const show = (path: string): string => relative(cwd, path) || ".";
     process.stdout.write(
       [
@@ -107,6 +144,7 @@ async function main(): Promise<number> {
       const reasons = arm.reasons.length === 0 ? "" : `; reasons ${arm.reasons.join(", ")}`;
       process.stdout.write(`[health] ${arm.arm}: ${arm.status} (fresh ${arm.freshAttempts}, admissible ${arm.admissible}, execution failures ${arm.executionFailures}, evidence failures ${arm.evidenceFailures}${reasons})\n`);
     }
+    if (summary.outage !== null) return EXIT_OUTAGE;
     if (summary.status === "cancelled") return EXIT_CANCELLED;
     if (summary.unusableArms.length > 0) {
       for (const arm of summary.unusableArms) {
@@ -116,15 +154,16 @@ async function main(): Promise<number> {
     }
     return EXIT_OK;
   } catch (error) {
+    progress.stop();
     if (controller.signal.aborted) {
       process.stderr.write(`wfbench runner: cancelled (${redactText((error as Error).message, secrets)})\n`);
       return EXIT_CANCELLED;
     }
-    if (isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") {
+    if ((isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") || (isSweepError(error) && error.code === "SWEEP_BAD_INPUT")) {
       process.stderr.write(`wfbench runner: ${redactText(error.message, secrets)}\n`);
       return EXIT_USAGE;
     }
-    if (isRunnerError(error) || isEnvironmentError(error)) {
+    if (isRunnerError(error) || isSweepError(error) || isEnvironmentError(error)) {
       const code = (error as Error & { code: string }).code;
       process.stderr.write(`wfbench runner: ${code}: ${redactText((error as Error).message, secrets)}\n`);
       return EXIT_OUTAGE;

@@ -13,6 +13,17 @@ describe("parseArgs", () => {
     expect(twice.ok ? null : twice.error.flag).toBe("--anthropic-api-key");
   });
 
+  it("reads --outage-streak (default 5) and refuses 0, negatives and non-integers naming the flag", () => {
+    const none = parseArgs([], CONTEXT);
+    expect(none.ok && none.value.outageStreak).toBe(5);
+    const given = parseArgs(["--outage-streak", "2"], CONTEXT);
+    expect(given.ok && given.value.outageStreak).toBe(2);
+    for (const bad of ["0", "-1", "1.5", "x"]) {
+      const refused = parseArgs([`--outage-streak=${bad}`], CONTEXT);
+      expect(refused.ok ? null : refused.error).toMatchObject({ flag: "--outage-streak", message: expect.stringContaining("--outage-streak") });
+    }
+  });
+
   it("accepts the review arm on its own (it runs on review tasks only)", () => {
     const parsed = parseArgs(["--arms", "review"], CONTEXT);
     expect(parsed.ok && parsed.value.arms).toEqual(["review"]);

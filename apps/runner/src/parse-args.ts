@@ -35,6 +35,8 @@ export interface RunnerOptions {
   /** `--anthropic-api-key` (sent as x-api-key) / `--auth-token` (sent as Authorization: Bearer); null when not given. */
   readonly anthropicApiKey: string | null;
   readonly authToken: string | null;
+  /** `--outage-streak`: consecutive systemic failures (reference §5.7, canonical order, across tasks) that stop the sweep. */
+  readonly outageStreak: number;
   readonly promotion: {
     readonly metric: PromotionMetric;
     readonly minRuns: number;
@@ -70,7 +72,7 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --arms <arm...>       arms in order: ${SUPPORTED_ARMS.join(", ")} (default: ${DEFAULT_ARMS.join(" ")})
   --repeats <n>         repeats per task and arm, 1..100 (default 1; alias --runs)
   --out <dir>           output directory, must be new or empty (default: runs/<UTC timestamp>)
-  --workers <n>         cells of one task run at once, 1..${MAX_WORKERS} (default 1)
+  --workers <n>         cells run at once, packed across tasks, 1..${MAX_WORKERS} (default 1)
   --model <name>        a named, versioned model (default: ${DEMO_MODEL}, served by the scripted model)
   --effort <level>      ${EFFORTS.join(" | ")} (default: xhigh)
   --timeout <seconds>   per session, verify and oracle (default 5400)
@@ -82,6 +84,8 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --auth-token <token>  upstream key sent as Authorization: Bearer (env WFBENCH_AUTH_TOKEN is sent as x-api-key)
                         without --base-url or a key flag the demo suite (or --script) stays scripted; a real upstream
                         gets a 1-token canary before the first cell
+  --outage-streak <n>   stop starting cells after n consecutive session/infra/cleanup/review-evidence failures in
+                        (task, run, arm) order, across tasks; report "Sweep aborted", exit 1 (default 5)
   --include-expensive   include tasks marked expensive: true
   --candidate-overlay <dir>   skill overlay (.claude/skills/<skill>/*.md) for the candidate_* arms; without --arms the
                         sweep runs exactly the pairs it requires (a work overlay: workflow candidate_workflow
@@ -129,6 +133,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   const known = new Set([
     "--tasks", "--arms", "--repeats", "--runs", "--out", "--workers", "--model", "--effort", "--timeout", "--script", "--oracles",
     "--candidate-overlay", "--base-url", "--anthropic-api-key", "--auth-token", "--promotion-metric", "--promotion-min-runs", "--promotion-min-improvement", "--promotion-max-task-regression",
+    "--outage-streak",
   ]);
   for (let i = 0; i < argv.length; i += 1) {
     let arg = argv[i] as string;
@@ -202,6 +207,8 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   if (typeof workers !== "number") return { ok: false, error: workers };
   const timeoutS = parseInteger("--timeout", one("--timeout") ?? "5400", 1, 86_400, "pass --timeout in seconds, e.g. 5400");
   if (typeof timeoutS !== "number") return { ok: false, error: timeoutS };
+  const outageStreak = parseInteger("--outage-streak", one("--outage-streak") ?? "5", 1, 10_000, "pass --outage-streak 1 or more (default 5)");
+  if (typeof outageStreak !== "number") return { ok: false, error: outageStreak };
   const model = one("--model") ?? DEMO_MODEL;
   const modelProblem = checkModelName(model);
   if (modelProblem !== null) return { ok: false, error: { flag: "--model", message: modelProblem } };
@@ -228,6 +235,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       baseUrl: one("--base-url") ?? null,
       anthropicApiKey: one("--anthropic-api-key") ?? null,
       authToken: one("--auth-token") ?? null,
+      outageStreak,
       promotion: { metric: metric as PromotionMetric, minRuns, minImprovementPct, maxTaskRegressionPct },
     },
   };

@@ -91,9 +91,9 @@ describe("nx run runner:bench --base-url (a real Anthropic-compatible upstream)"
   );
 
   const failures: { name: string; args: () => Promise<string[]>; key: string; code: string; message: string }[] = [
-    { name: "a refused key", args: async () => ["--base-url", endpoint?.baseUrl ?? ""], key: `${KEY}-wrong`, code: "RUNNER_UPSTREAM_KEY_REFUSED", message: "refused the key: check WFBENCH_ANTHROPIC_API_KEY" },
-    { name: "an unknown model", args: async () => ["--base-url", endpoint?.baseUrl ?? "", "--model", "claude-nonexistent-9"], key: KEY, code: "RUNNER_UPSTREAM_MODEL_UNKNOWN", message: "does not serve --model claude-nonexistent-9" },
-    { name: "a dead port", args: async () => ["--base-url", `http://127.0.0.1:${await deadPort()}`], key: KEY, code: "RUNNER_UPSTREAM_UNREACHABLE", message: "could not be reached: check --base-url" },
+    { name: "a refused key", args: async () => ["--base-url", endpoint?.baseUrl ?? ""], key: `${KEY}-wrong`, code: "SWEEP_UPSTREAM_KEY_REFUSED", message: "refused the key: check WFBENCH_ANTHROPIC_API_KEY" },
+    { name: "an unknown model", args: async () => ["--base-url", endpoint?.baseUrl ?? "", "--model", "claude-nonexistent-9"], key: KEY, code: "SWEEP_UPSTREAM_MODEL_UNKNOWN", message: "does not serve --model claude-nonexistent-9" },
+    { name: "a dead port", args: async () => ["--base-url", `http://127.0.0.1:${await deadPort()}`], key: KEY, code: "SWEEP_UPSTREAM_UNREACHABLE", message: "could not be reached: check --base-url" },
   ];
   for (const failure of failures) {
     it.skipIf(tools.skip)(

@@ -44,6 +44,12 @@ export const EXECUTION_FAILURE_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind
 export const EVIDENCE_FAILURE_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(["review-evidence-invalid", "evidence-unverified", "skill-not-invoked"]);
 
 /**
+ * Kinds that extend the systemic-outage streak (§5.7 `systemic_outage_streak`); every other kind, and no error, resets
+ * it. A row with `review_evidence_valid === false` counts as `review-evidence-invalid` whatever its kind.
+ */
+export const SYSTEMIC_OUTAGE_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(["session-error", "infra-error", "cleanup-failure", "review-evidence-invalid"]);
+
+/**
  * Kinds this project added to §4.3, each a candidate-caused failure that counts as a valid unresolved run:
  * `workspace-invalid`: after the session, the harness could not measure or remove what the candidate left in its
  * workspace (`.git` removed or broken so git refuses it, a file git cannot diff, a tree a host read or the cell

@@ -13,7 +13,7 @@ export {
   resolveIncumbentArm,
 } from "./arms.js";
 export type { Arm, CandidateArm, IncumbentArm, KnownArm } from "./arms.js";
-export { CANDIDATE_FAILURE_KINDS, ERROR_KINDS, EVIDENCE_FAILURE_KINDS, EXCLUDED_ERROR_KINDS, EXECUTION_FAILURE_KINDS, isErrorKind, isExcludedErrorKind } from "./error-kinds.js";
+export { CANDIDATE_FAILURE_KINDS, ERROR_KINDS, EVIDENCE_FAILURE_KINDS, EXCLUDED_ERROR_KINDS, EXECUTION_FAILURE_KINDS, SYSTEMIC_OUTAGE_KINDS, isErrorKind, isExcludedErrorKind } from "./error-kinds.js";
 export type { ErrorKind } from "./error-kinds.js";
 export { REVIEW_METRIC_FIELDS, REVIEW_SCORE_KEYS, ReviewRowFieldsSchema, ReviewScoreSchema } from "./review-fields.js";
 export type { ReviewMetricField, ReviewRowFields, ReviewScore, ReviewScoreKey } from "./review-fields.js";

@@ -90,6 +90,13 @@ describe("@nx/enforce-module-boundaries", () => {
     expect(await boundaryMessages("apps/runner/src/probe.ts", 'export { x } from "@wfbench/evolve";\n')).toEqual([expect.stringMatching(/Imports of apps are forbidden/u)]);
     // Every package is a dependency of the runner, so importing it back is also a cycle.
     expect(await boundaryMessages("packages/review-scoring/src/probe.ts", 'export { x } from "@wfbench/runner";\n')).toEqual([expect.stringMatching(/Circular dependency between "review-scoring" and "runner"/u)]);
+    // The sweep is core composition: it may not reach back into the app that drives it.
+    expect(await boundaryMessages("packages/sweep/src/probe.ts", 'export { parseArgs } from "@wfbench/runner";\n')).toEqual([expect.stringMatching(/Imports of apps are forbidden|Circular dependency between "sweep" and "runner"/u)]);
+  });
+
+  it("lets the sweep (core) compose boundaries, and refuses a boundary importing the sweep", async () => {
+    expect(await boundaryMessages("packages/sweep/src/probe.ts", 'export { startGateway } from "@wfbench/litellm-gateway";\n')).toEqual([]);
+    expect(await boundaryMessages("packages/oracle-snapshot/src/probe.ts", 'export { runSweep } from "@wfbench/sweep";\n')).not.toEqual([]);
   });
 
   it("refuses a cycle even between tags that may import each other", async () => {

@@ -1,10 +1,9 @@
-import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, lstat, mkdir, readFile, readdir, realpath, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { renderReport, openResultsLog, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
 import { writeHtmlReport } from "@wfbench/report-html";
 import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
-import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion } from "@wfbench/promotion-gate";
+import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion, type PromotionMetric } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { isCandidateArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
@@ -18,15 +17,29 @@ import { preflight } from "@wfbench/sandbox-bwrap";
 import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildSweepPromotion } from "./build-sweep-promotion.js";
-import { RunnerError } from "./errors.js";
+import { SweepError } from "./errors.js";
+import { startHeartbeat } from "./heartbeat.js";
+import { claimScratchDir, reapStaleScratchDirs } from "./scratch-dir.js";
+import { couldTripBy, createOutageBreaker, isSystemicRow } from "./outage-breaker.js";
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
-import type { RunnerOptions } from "./parse-args.js";
+
+/** Reference §5.7: one pool across all tasks, at most workers × this many cells ahead of the in-order fold. */
+const PACKED_WINDOW_MULTIPLIER = 2;
+/** Default interval of the heartbeat event (issue 14: a sign of life every minute during long cells). */
+const HEARTBEAT_MS = 60_000;
 
 /** What the sweep tells its caller as it goes (main.ts prints these). */
 export type SweepEvent =
   | { readonly kind: "prepared"; readonly outDir: string; readonly cells: number; readonly claudeVersion: string }
   | { readonly kind: "cell-start"; readonly task: string; readonly arm: Arm; readonly run: number; readonly index: number; readonly total: number; readonly elapsedMs: number }
   | { readonly kind: "cell-end"; readonly row: ResultRow }
+  /**
+   * The outage breaker tripped (reference §5.7): `streak` systemic rows in canonical order ending at this cell; no
+   * further cell starts, the `inFlight` cells already running finish and are recorded.
+   */
+  | { readonly kind: "outage"; readonly task: string; readonly arm: Arm; readonly run: number; readonly streak: number; readonly inFlight: number }
+  /** Every heartbeat interval while cells run: how far the sweep is and which cells are running now. */
+  | { readonly kind: "heartbeat"; readonly elapsedMs: number; readonly done: number; readonly total: number; readonly running: readonly { readonly task: string; readonly arm: Arm; readonly run: number }[] }
   /** Something the operator should know that does not change the outcome (a scratch dir left behind, refused connections). */
   | { readonly kind: "warning"; readonly message: string };
 
@@ -42,24 +55,66 @@ export interface SweepSummary {
   /** Checked arms whose every fresh attempt was an execution or evidence failure (status UNUSABLE). */
   readonly unusableArms: readonly string[];
   readonly elapsedMs: number;
+  /** Set when the outage breaker stopped the sweep (status "aborted"): the streak and where it reached the limit. */
+  readonly outage: { readonly streak: number; readonly task: string; readonly arm: Arm; readonly run: number } | null;
   /** promotion.json's path and each candidate arm's decision, when candidate arms ran. */
   readonly promotion: { readonly path: string; readonly decisions: readonly { readonly candidateArm: string; readonly decision: string }[] } | null;
 }
 
-/** Inputs of {@link runSweep}: validated options plus what only main.ts may know. */
+/** What one sweep runs: already-validated settings (the app parses argv; every path absolute). */
+export interface SweepOptions {
+  /** The task suite YAML. */
+  readonly tasks: string;
+  readonly arms: readonly Arm[];
+  /** True when the arms were chosen explicitly; with an overlay and no explicit arms the sweep runs the overlay's required arms. */
+  readonly armsExplicit: boolean;
+  readonly repeats: number;
+  /** Output directory: must be new or empty. */
+  readonly out: string;
+  /** Cells running at once, across tasks. */
+  readonly workers: number;
+  readonly model: string;
+  readonly effort: string;
+  /** Per session, verify and oracle. */
+  readonly timeoutS: number;
+  /** Scripted-model trajectories (used only with the scripted upstream). */
+  readonly script: string;
+  /** Hidden oracle root. */
+  readonly oracles: string;
+  readonly includeExpensive: boolean;
+  /** Candidate skill overlay directory, or null. */
+  readonly candidateOverlay: string | null;
+  /** Consecutive systemic failures (reference §5.7) that stop the sweep: an integer ≥ 1. */
+  readonly outageStreak: number;
+  /** The implementation gate's thresholds (reference §2.1). */
+  readonly promotion: {
+    readonly metric: PromotionMetric;
+    readonly minRuns: number;
+    readonly minImprovementPct: number;
+    readonly maxTaskRegressionPct: number;
+  };
+}
+
+/** Inputs of {@link runSweep}: validated options plus what only the app may know (environment, signals). */
 export interface RunSweepInput {
-  readonly options: RunnerOptions;
+  readonly options: SweepOptions;
   /** Resolved by main.ts (resolveUpstreamSettings); a real upstream's key stays in this process and the gateway. */
   readonly upstream: UpstreamSettings;
   readonly homeDir: string | null;
+  /** Where the sweep's scratch dir (wfbench-run-*) is made: the app passes os.tmpdir(). */
+  readonly tmpDir: string;
+  /** This process's pid (process.pid), recorded as the scratch dir's owner so a later sweep can reap it once it is gone. */
+  readonly pid: number;
   readonly signal: AbortSignal;
+  /** How often a `heartbeat` event is sent while cells run (default 60 000 ms; tests pass less). */
+  readonly heartbeatMs?: number;
   readonly onEvent: (event: SweepEvent) => void;
 }
 
 async function prepareOutDir(out: string): Promise<void> {
   await mkdir(out, { recursive: true });
   const existing = await readdir(out);
-  if (existing.length > 0) throw new RunnerError("RUNNER_BAD_INPUT", `--out ${out} is not empty (resume is not supported yet): pass a new directory`);
+  if (existing.length > 0) throw new SweepError("SWEEP_BAD_INPUT", `--out ${out} is not empty (resume is not supported yet): pass a new directory`);
 }
 
 /**
@@ -79,8 +134,8 @@ async function hiddenHarnessPaths(sourceRoot: string, harness: readonly { path: 
   return hidden;
 }
 
-function badInput(message: string): RunnerError {
-  return new RunnerError("RUNNER_BAD_INPUT", message);
+function badInput(message: string): SweepError {
+  return new SweepError("SWEEP_BAD_INPUT", message);
 }
 
 /**
@@ -116,7 +171,7 @@ async function readTargetBases(overlay: CandidateOverlay, templates: readonly Te
  * One sweep of the offline pipeline: validate everything before any paid work (suite, arms' skills, oracles, sources),
  * then start the scripted model and the metering gateway, run every (task, arm, repeat) cell through
  * @wfbench/cell-pipeline, append each row to results.jsonl as it lands, and write report.md atomically at the end (also
- * after a cancel). Throws RunnerError(RUNNER_BAD_INPUT) for bad input and lets environment errors propagate.
+ * after a cancel). Throws SweepError(SWEEP_BAD_INPUT) for bad input and lets environment errors propagate.
  */
 export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   const { options, signal, upstream } = input;
@@ -170,7 +225,11 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     }
   }
 
-  const workDir = await mkdtemp(join(tmpdir(), "wfbench-run-"));
+  // A sweep killed with SIGKILL leaves its scratch dir (cell copies, the CLI copy) behind: reap those whose owner is gone.
+  const reaped = await reapStaleScratchDirs(input.tmpDir);
+  for (const dir of reaped.removed) input.onEvent({ kind: "warning", message: `removed the scratch directory ${dir} of a sweep that is no longer running` });
+  for (const { dir, error } of reaped.failed) input.onEvent({ kind: "warning", message: `could not remove the stale scratch directory ${dir} (${redactText(String(error), secrets)}): delete it by hand` });
+  const workDir = await claimScratchDir(input.tmpDir, input.pid);
   const templatesDir = join(workDir, "templates");
   const sourcesDir = join(workDir, "sources");
   await mkdir(templatesDir, { recursive: true });
@@ -196,7 +255,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       ]);
       if (typeof hiddenPaths === "string") throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field repo: ${hiddenPaths}`);
       const template = await templates.acquire({ repo: source.value.repo, sha: source.value.sha, hiddenPaths, neutralize: [] });
-      if (!template.ok) throw new RunnerError("RUNNER_TEMPLATE_FAILED", `task ${task.id}: sanitized template failed (${template.error.code}): ${template.error.message}`, { cause: template.error.cause });
+      if (!template.ok) throw new SweepError("SWEEP_TEMPLATE_FAILED", `task ${task.id}: sanitized template failed (${template.error.code}): ${template.error.message}`, { cause: template.error.cause });
       try {
         await computeSkillFingerprint(template.value.path, skills);
       } catch (cause) {
@@ -214,7 +273,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     const execOnlyClaude = await stageExecOnlyBinary(cli.path, join(runtime, "claude"));
     let upstreamConfig: Parameters<typeof startGateway>[0]["upstream"];
     if (upstream.kind === "scripted") {
-      if (script === null || !script.ok) throw new RunnerError("RUNNER_BAD_INPUT", "--script: the scripted model needs its script");
+      if (script === null || !script.ok) throw new SweepError("SWEEP_BAD_INPUT", "--script: the scripted model needs its script");
       model = await startScriptedModel({ script: script.value, listen: { socketPath: join(workDir, "model.sock") }, requestLogPath: join(options.out, "scripted-model-requests.jsonl") });
       // The scripted model ignores the key; a fixed placeholder keeps the "real key never leaves the host" path exercised.
       upstreamConfig = { kind: "scripted", baseUrl: model.baseUrl, socketPath: join(workDir, "model.sock"), apiKey: "wfbench-scripted-upstream-key" };
@@ -231,10 +290,10 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       gateway.revokeCell(canaryCell);
       const detail = redactText(canary.detail, secrets);
       const where = `${upstream.baseUrl} (${detail})`;
-      if (canary.outcome === "key_refused") throw new RunnerError("RUNNER_UPSTREAM_KEY_REFUSED", `upstream canary: ${where} refused the key: check WFBENCH_ANTHROPIC_API_KEY / --anthropic-api-key (or --auth-token for a Bearer endpoint)`);
-      if (canary.outcome === "model_unknown") throw new RunnerError("RUNNER_UPSTREAM_MODEL_UNKNOWN", `upstream canary: ${where} does not serve --model ${options.model}: pass a model id this endpoint serves`);
-      if (canary.outcome === "unreachable") throw new RunnerError("RUNNER_UPSTREAM_UNREACHABLE", `upstream canary: ${where} could not be reached: check --base-url and that the endpoint is up`);
-      if (canary.outcome === "failed") throw new RunnerError("RUNNER_UPSTREAM_FAILED", `upstream canary: ${where} failed the 1-token request: check the endpoint's status before paying for a sweep`);
+      if (canary.outcome === "key_refused") throw new SweepError("SWEEP_UPSTREAM_KEY_REFUSED", `upstream canary: ${where} refused the key: check WFBENCH_ANTHROPIC_API_KEY / --anthropic-api-key (or --auth-token for a Bearer endpoint)`);
+      if (canary.outcome === "model_unknown") throw new SweepError("SWEEP_UPSTREAM_MODEL_UNKNOWN", `upstream canary: ${where} does not serve --model ${options.model}: pass a model id this endpoint serves`);
+      if (canary.outcome === "unreachable") throw new SweepError("SWEEP_UPSTREAM_UNREACHABLE", `upstream canary: ${where} could not be reached: check --base-url and that the endpoint is up`);
+      if (canary.outcome === "failed") throw new SweepError("SWEEP_UPSTREAM_FAILED", `upstream canary: ${where} failed the 1-token request: check the endpoint's status before paying for a sweep`);
     }
     const cellGateway = { hostSocketPath: join(workDir, "gateway.sock"), mintCellToken: gateway.mintCellToken, revokeCell: gateway.revokeCell, summarizeCell: gateway.summarizeCell, flush: gateway.flush };
 
@@ -245,16 +304,39 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
 
     const rows: ResultRow[] = [];
+    // The breaker folds rows in the order they are committed, which is canonical: its verdict never depends on which
+    // worker finished first. A trip stops new cells through its own signal; the running ones are not cancelled, so
+    // every row they produce is real evidence and still written (at most workers − 1 of them).
+    const breaker = createOutageBreaker(options.outageStreak);
+    const trip = new AbortController();
+    let outage: SweepSummary["outage"] = null;
+    const running = new Set<number>();
+    // What each finished cell means to the breaker, held rows included: lets the scheduler keep a possible trip within
+    // workers − 1 cells of the last one started, while the packed window runs ahead of the fold.
+    const systemic = new Map<number, boolean>();
     // Rows land in canonical (task, run, arm) order whatever order the workers finish in (reference §5.7's fold order).
-    const committer = createInOrderCommitter<ResultRow>(async (row) => {
+    const committer = createInOrderCommitter<ResultRow>(async (row, index) => {
       await log.append(row);
       rows.push(row);
+      const fold = breaker.fold(row);
+      if (fold.tripped && outage === null) {
+        const cell = cells[index] as (typeof cells)[number];
+        outage = { streak: fold.streak, task: cell.task.id, arm: cell.arm, run: cell.run };
+        trip.abort();
+        input.onEvent({ kind: "outage", ...outage, inFlight: running.size });
+      }
     });
     // A harness exception in one cell stops new cells but waits for the running ones (they share the gateway and the
     // work dir); the rows recorded so far still get their report, and the log is closed on every path.
     let pool: Awaited<ReturnType<typeof runCellPool>>;
+    let done = 0;
+    const stopHeartbeat = startHeartbeat(input.heartbeatMs ?? HEARTBEAT_MS, () => {
+      const now = [...running].sort((a, b) => a - b).map((index) => cells[index] as (typeof cells)[number]);
+      input.onEvent({ kind: "heartbeat", elapsedMs: Date.now() - started, done, total: cells.length, running: now.map((cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run })) });
+    });
     try {
-      pool = await runCellPool(cells, options.workers, signal, async (cell, index) => {
+      pool = await runCellPool(cells, options.workers, AbortSignal.any([signal, trip.signal]), async (cell, index) => {
+        running.add(index);
         input.onEvent({ kind: "cell-start", task: cell.task.id, arm: cell.arm, run: cell.run, index: index + 1, total: cells.length, elapsedMs: Date.now() - started });
         const row = await runCell({
           task: cell.task,
@@ -277,10 +359,14 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           signal,
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
         });
+        running.delete(index);
+        done += 1;
+        systemic.set(index, isSystemicRow(row));
         input.onEvent({ kind: "cell-end", row });
         await committer.offer(index, row);
-      });
+      }, { window: options.workers * PACKED_WINDOW_MULTIPLIER, mayStart: (index) => !couldTripBy(systemic, index - options.workers, options.outageStreak) });
     } finally {
+      stopHeartbeat();
       // Rows held behind a cell that threw or never started are still written, in order, before the log closes.
       try {
         await committer.drain();
@@ -289,7 +375,8 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       }
     }
 
-    const status: SweepStatus = pool.failure !== null ? "aborted" : signal.aborted ? "cancelled" : "complete";
+    // An outage is checked first (reference §4.4 provenance): a trip followed by a signal is still an aborted sweep.
+    const status: SweepStatus = outage !== null || pool.failure !== null ? "aborted" : signal.aborted ? "cancelled" : "complete";
     // Both are pure: the promotion's decisions go into report.md, and neither file is written unless both were built.
     const promotion: Promotion | null =
       overlay === null
@@ -319,7 +406,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         upstreamCanary: canary === null ? null : `\`${canary.outcome}\` (${redactText(canary.detail, secrets)})`,
       };
     const report = renderReport(rows, provenance, { promotion });
-    if (!report.ok) throw new RunnerError("RUNNER_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
+    if (!report.ok) throw new SweepError("SWEEP_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
     let promotionSummary: SweepSummary["promotion"] = null;
     if (promotion !== null) {
       const promotionPath = join(options.out, "promotion.json");
@@ -333,13 +420,13 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       const cell = cells[pool.failure.index];
       const cause = pool.failure.error;
       const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-      throw new RunnerError("RUNNER_CELL_FAILED", `[${cell?.task.id ?? "?"}][${cell?.arm ?? "?"}][run ${cell?.run ?? "?"}] the harness failed (${redactText(what, secrets)}); the other cells finished and ${reportPath} reports the ${rows.length} row(s) recorded`, { cause });
+      throw new SweepError("SWEEP_CELL_FAILED", `[${cell?.task.id ?? "?"}][${cell?.arm ?? "?"}][run ${cell?.run ?? "?"}] the harness failed (${redactText(what, secrets)}); the other cells finished and ${reportPath} reports the ${rows.length} row(s) recorded`, { cause });
     }
     // Reference §5.8: judged after report and promotion are written, over candidate arms, review and ce_review only.
     const health = assessMeasurementHealth(aggregateByTaskArm(rows));
     const unusableArms = health.filter((arm) => arm.status === "UNUSABLE").map((arm) => arm.arm);
     finished = true;
-    return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, health, unusableArms, elapsedMs: Date.now() - started, promotion: promotionSummary };
+    return { outDir: options.out, resultsPath, reportPath, rows: rows.length, status, health, unusableArms, elapsedMs: Date.now() - started, outage, promotion: promotionSummary };
   } finally {
     if (gateway !== null) {
       const seen = gateway.connectionStats();

@@ -53,6 +53,58 @@ describe("runCellPool", () => {
     expect(outcome.failure).toBeNull();
   });
 
+  it("never starts an item more than `window` ahead of the oldest unfinished one, and packs past finished ones", async () => {
+    const started: number[] = [];
+    const log: string[] = [];
+    // Item 0 is slow; with window 3 items 1 and 2 may run beside it, item 3 must wait for item 0 even though workers are free.
+    const outcome = await runCellPool([80, 5, 5, 5, 5], 3, new AbortController().signal, async (ms, index) => {
+      started.push(index);
+      log.push(`start ${index}`);
+      await tick(ms);
+      log.push(`end ${index}`);
+      return index;
+    }, { window: 3 });
+    expect(outcome.failure).toBeNull();
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect(log.indexOf("start 3")).toBeGreaterThan(log.indexOf("end 0"));
+    expect(log.indexOf("start 2")).toBeLessThan(log.indexOf("end 0"));
+  });
+
+  it("keeps all workers busy across what would be wave boundaries when the window allows", async () => {
+    let running = 0;
+    let peak = 0;
+    const log: string[] = [];
+    // Waves of 2 would wait for the slow item 0 before starting item 2; the packed pool starts items 2 and 3 beside it.
+    await runCellPool([60, 5, 5, 5], 2, new AbortController().signal, async (ms, index) => {
+      running += 1;
+      peak = Math.max(peak, running);
+      log.push(`start ${index}`);
+      await tick(ms);
+      log.push(`end ${index}`);
+      running -= 1;
+      return ms;
+    }, { window: 4 });
+    expect(peak).toBe(2);
+    expect(log.indexOf("start 3")).toBeLessThan(log.indexOf("end 0"));
+  });
+
+  it("holds an item back while mayStart refuses it, asks again after each finish, and never stalls with nothing running", async () => {
+    const log: string[] = [];
+    let allowed = 1;
+    await runCellPool([30, 5, 5], 3, new AbortController().signal, async (ms, index) => {
+      log.push(`start ${index}`);
+      await tick(ms);
+      log.push(`end ${index}`);
+      allowed = 2;
+      return index;
+    }, { mayStart: (index) => index <= allowed });
+    // Item 2 waits for the first finish (item 1); nothing is refused while no item runs.
+    expect(log.indexOf("start 2")).toBeGreaterThan(log.indexOf("end 1"));
+    expect(log.indexOf("start 2")).toBeLessThan(log.indexOf("end 0"));
+    const never = await runCellPool([1, 2], 2, new AbortController().signal, async (item) => item, { mayStart: () => false });
+    expect([...never.results].sort()).toEqual([1, 2]);
+  });
+
   it("runs nothing for an empty list or zero workers", async () => {
     const run = async (): Promise<number> => 1;
     expect(await runCellPool([], 3, new AbortController().signal, run)).toEqual({ results: [], failure: null });

@@ -1,6 +1,6 @@
 import { AggregateInvariantError, aggregateByTaskArm, buildCandidatePolicy, buildPromotion, type CandidatePolicy, type Promotion, type PromotionMetric, type TaskBinding } from "@wfbench/promotion-gate";
 import { isCandidateArm, type Arm, type ResultRow } from "@wfbench/result-row";
-import { RunnerError } from "./errors.js";
+import { SweepError } from "./errors.js";
 
 /** What a sweep with candidate arms knows when it ends. */
 export interface SweepPromotionInput {
@@ -20,7 +20,7 @@ export interface SweepPromotionInput {
 /**
  * Builds promotion.json (schema 6) from the sweep's own rows through @wfbench/promotion-gate: the rows (built through
  * the row contract, so already checked) aggregated per task × arm, one policy per candidate arm in --arms order.
- * Throws RunnerError (RUNNER_PROMOTION_FAILED) when the gate refuses an aggregate of ours (a harness bug, never
+ * Throws SweepError (SWEEP_PROMOTION_FAILED) when the gate refuses an aggregate of ours (a harness bug, never
  * averaged away).
  */
 export function buildSweepPromotion(input: SweepPromotionInput): Promotion {
@@ -39,7 +39,7 @@ export function buildSweepPromotion(input: SweepPromotionInput): Promotion {
   try {
     return promote(input, policy);
   } catch (error) {
-    if (error instanceof AggregateInvariantError) throw new RunnerError("RUNNER_PROMOTION_FAILED", error.message, { cause: error });
+    if (error instanceof AggregateInvariantError) throw new SweepError("SWEEP_PROMOTION_FAILED", error.message, { cause: error });
     throw error;
   }
 }

@@ -1,0 +1,88 @@
+// Benchmark of the sweep's scheduler and per-cell harness cost (not a test; issue 14's goals: --workers 3 ≤ 0.40 ×
+// --workers 1 wall time, harness overhead per cell ≤ 0.3 s). Runs the embedded demo suite through the real runner
+// twice, side by side in one invocation, with every scripted turn delayed (default 400 ms) so model time dominates as
+// it would upstream. Prints the wall-time ratio and, from the rows' timings_ms, the median per-cell time outside the
+// CLI sessions (total − Σ session_N).
+// Usage: node tools/bench-sweep.mjs [--delay-ms 400] [--repeats 3] [--workers 3]
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse, stringify } from "yaml";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const argv = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const at = argv.indexOf(name);
+  if (at === -1) return fallback;
+  const value = Number(argv[at + 1]);
+  if (!Number.isInteger(value) || value < 0) {
+    process.stderr.write(`bench-sweep: ${name} needs a whole number, got ${JSON.stringify(argv[at + 1] ?? "")}\n`);
+    process.exit(2);
+  }
+  return value;
+};
+const delayMs = flag("--delay-ms", 400);
+const repeats = flag("--repeats", 3);
+const workers = flag("--workers", 3);
+
+const scratch = mkdtempSync(join(tmpdir(), "wfbench-bench-sweep-"));
+const script = parse(readFileSync(join(ROOT, "tasks/demo/scripted-model.yaml"), "utf8"));
+for (const trajectory of script.trajectories) for (const turn of trajectory.turns) turn.delay_ms = delayMs;
+const scriptPath = join(scratch, "scripted-model.yaml");
+writeFileSync(scriptPath, stringify(script));
+
+function runSweep(n) {
+  const out = join(scratch, `workers-${n}`);
+  const args = ["--conditions=@wfbench/source", "--import", "tsx", join(ROOT, "apps/runner/src/main.ts"), "--tasks", join(ROOT, "tasks/demo.yaml"), "--script", scriptPath, "--repeats", String(repeats), "--workers", String(n), "--out", out];
+  const started = process.hrtime.bigint();
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root" } });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", fail);
+    child.on("close", (code) => {
+      const wallS = Number(process.hrtime.bigint() - started) / 1e9;
+      if (code !== 0) return fail(new Error(`--workers ${n} exited ${code}: ${stderr.slice(-2000)}`));
+      const rows = readFileSync(join(out, "results.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+      done({ wallS, rows });
+    });
+  });
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? null : sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+/** Per cell: everything the row's timings record outside its CLI sessions. */
+const overheads = (rows) =>
+  rows
+    .filter((row) => row.timings_ms && typeof row.timings_ms.total === "number")
+    .map((row) => row.timings_ms.total - Object.entries(row.timings_ms).filter(([key]) => /^session_\d+$/u.test(key)).reduce((sum, [, ms]) => sum + ms, 0));
+/** Median of each non-session phase over the rows, largest first: where the overhead goes. */
+const phases = (rows) => {
+  const byPhase = new Map();
+  for (const row of rows) for (const [key, ms] of Object.entries(row.timings_ms ?? {})) if (!/^session_\d+$/u.test(key) && key !== "total") byPhase.set(key, [...(byPhase.get(key) ?? []), ms]);
+  return [...byPhase].map(([key, values]) => [key, median(values)]).sort((a, b) => b[1] - a[1]);
+};
+const fmt = (ms) => (ms === null ? "n/a" : `${(ms / 1000).toFixed(2)} s`);
+
+try {
+  const one = await runSweep(1);
+  const many = await runSweep(workers);
+  const ratio = many.wallS / one.wallS;
+  const lines = [
+    `bench-sweep: demo suite, ${one.rows.length} cells (--repeats ${repeats}), ${delayMs} ms per scripted turn`,
+    `| workers | wall s | cells | median overhead/cell (total − Σ session_N) |`,
+    `|---|---|---|---|`,
+    `| 1 | ${one.wallS.toFixed(1)} | ${one.rows.length} | ${fmt(median(overheads(one.rows)))} |`,
+    `| ${workers} | ${many.wallS.toFixed(1)} | ${many.rows.length} | ${fmt(median(overheads(many.rows)))} |`,
+    `ratio workers ${workers} / workers 1: ${ratio.toFixed(3)} (goal <= 0.40)`,
+    `phase medians at --workers 1: ${phases(one.rows).map(([key, ms]) => `${key} ${fmt(ms)}`).join(", ")}`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
