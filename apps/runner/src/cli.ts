@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `wfbench` command: picks the subcommand, prints its usage, and maps its outcome to the exit codes of `run`.
+import { isReportHtmlError } from "@wfbench/report-html";
 import { parseArgs as nodeParseArgs } from "node:util";
 import { isBenchReportError } from "@wfbench/bench-report";
 import { isDurableFsError } from "@wfbench/durable-fs";
@@ -67,7 +68,7 @@ async function report(argv: readonly string[]): Promise<number> {
     return EXIT_OK;
   } catch (error) {
     if (isRunnerError(error) && error.code === "RUNNER_BAD_INPUT") return usageError("report", error.message, "See wfbench report --help.");
-    if (isRunnerError(error) || isBenchReportError(error) || isDurableFsError(error)) {
+    if (isRunnerError(error) || isBenchReportError(error) || isDurableFsError(error) || isReportHtmlError(error)) {
       process.stderr.write(`wfbench report: ${(error as Error & { code: string }).code}: ${(error as Error).message}\n`);
       return EXIT_OUTAGE;
     }

@@ -10,6 +10,7 @@ import { isSanitizerError } from "@wfbench/clone-sanitizer";
 import { isGatewayError, readGatewayEnv, resolveUpstreamSettings } from "@wfbench/litellm-gateway";
 import { isOracleError } from "@wfbench/oracle-snapshot";
 import { redactText } from "@wfbench/redact";
+import { isReportHtmlError } from "@wfbench/report-html";
 import { isSandboxError } from "@wfbench/sandbox-bwrap";
 import { isScriptedModelError } from "@wfbench/scripted-model";
 import { isClaudeCliError } from "@wfbench/claude-cli";
@@ -82,7 +83,7 @@ function toSweepOptions(flags: RunnerOptions): SweepOptions {
 
 function isEnvironmentError(error: unknown): boolean {
   return (
-    isSandboxError(error) || isSanitizerError(error) || isOracleError(error) || isGatewayError(error) || isScriptedModelError(error) || isClaudeCliError(error) || isBenchReportError(error) || isDurableFsError(error) || isCellPipelineError(error) || isTaskSuiteError(error)
+    isSandboxError(error) || isSanitizerError(error) || isOracleError(error) || isGatewayError(error) || isScriptedModelError(error) || isClaudeCliError(error) || isBenchReportError(error) || isDurableFsError(error) || isCellPipelineError(error) || isTaskSuiteError(error) || isReportHtmlError(error)
   );
 }
 

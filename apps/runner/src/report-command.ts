@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { REPORT_PROVENANCE_FILE, parseReportProvenance, readResultsLog, renderReport } from "@wfbench/bench-report";
 import { writeFileAtomic } from "@wfbench/durable-fs";
 import { PromotionSchema, type Promotion } from "@wfbench/promotion-gate";
+import { writeHtmlReport } from "@wfbench/report-html";
 import { RunnerError } from "./errors.js";
 
 /** What a re-render wrote, and whether results.jsonl ended in a torn line (skipped). */
@@ -22,7 +23,7 @@ async function readOptional(path: string): Promise<string | null> {
 }
 
 /**
- * Re-renders `<outDir>/report.md` from `<outDir>/results.jsonl`, the sweep's report-provenance.json and, when present,
+ * Re-renders `<outDir>/report.md`, report.html and report-stats.json from `<outDir>/results.jsonl`, the sweep's report-provenance.json and, when present,
  * its promotion.json; the same renderer as the sweep, so an untouched directory re-renders byte for byte. Refuses
  * (RUNNER_BAD_INPUT) a directory missing those files or holding rows or files the contracts refuse.
  */
@@ -52,6 +53,7 @@ export async function rerenderReport(outDirArg: string, cwd: string): Promise<Re
   if (!report.ok) throw new RunnerError("RUNNER_BAD_INPUT", `${resultsPath} row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
   const reportPath = join(outDir, "report.md");
   await writeFileAtomic(reportPath, report.value, { mode: 0o644 });
-  // Further renderers of the same rows and provenance (report.html, issue 17) write here, next to report.md.
-  return { written: [reportPath], tornTail: log.tornTail };
+  // The same rows and provenance feed report.html and report-stats.json, next to report.md.
+  const html = await writeHtmlReport({ outDir, provenance: provenance.value });
+  return { written: [reportPath, html.htmlPath, html.statsPath], tornTail: log.tornTail };
 }

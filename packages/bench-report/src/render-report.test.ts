@@ -88,7 +88,7 @@ describe("renderReport", () => {
       const text = render([row("workflow_direct", 0, { input_tokens: 800, cost_usd: 0.02, wire_cost_usd: 0.03 }), row("workflow_direct", 1, { input_tokens: 1200, cost_usd: 0.04, wire_cost_usd: 0.05 }), row("baseline", 0)]);
       expect(text).toContain("| task | class | arm | resolved | input | cache_create | cache_read | output | cost $ | CLI $ | wall s | turns | churn | errors |");
       // cost $ is the cost of record (the wire's median), CLI $ the CLI's own median beside it.
-      expect(text).toContain("| t1 | trivial | workflow_direct | 2/2 | 1000 | 100 | 500 | 50 | 0.0400 | 0.0300 | 10 | 4 | 1/+5/\u22122 |  |");
+      expect(text).toContain("| t1 | trivial | workflow_direct | 2/2 | 1000 | 100 | 500 | 50 | 0.0400 | 0.0300 | 10.0 | 4 | 1/+5/\u22122 |  |");
       expect(text).toContain("cost $ is the cost of record");
       expect(text.indexOf("| workflow_direct |")).toBeLessThan(text.indexOf("| baseline |"));
     });
@@ -100,14 +100,31 @@ describe("renderReport", () => {
         row("baseline", 2, { resolved: false, error_kind: "verify-failed" }),
       ]);
       expect(text).toContain("| t1 | trivial | baseline | 0/2 (1 excluded) |");
-      expect(text).toContain("| 0.0120 | n/a | 10 |");
-      expect(text).toContain("| n/a | 10 | 4 | 1/+5/\u22122 | infra-error\u00d71, oracle-failed\u00d71, verify-failed\u00d71 |");
+      expect(text).toContain("| 0.0120 | n/a | 10.0 |");
+      expect(text).toContain("| n/a | 10.0 | 4 | 1/+5/\u22122 | infra-error\u00d71, oracle-failed\u00d71, verify-failed\u00d71 |");
       expect(text).toContain("1 run(s) hit session/infra errors or had unverifiable evidence and were excluded");
     });
 
     it("adds a savings row per non-baseline arm: positive is cheaper, null is n/a, a zero base is 0.0", () => {
       const text = render([row("baseline", 0, { cache_creation_input_tokens: 0, cost_usd: null }), row("workflow", 0, { input_tokens: 750, output_tokens: 60 })]);
       expect(text).toContain("| t1 | trivial | **workflow savings %** | \u2014 | 25.0 | 0.0 | 0.0 | -20.0 | 0.0 | n/a | 0.0 | \u2014 | \u2014 | \u2014 |");
+    });
+
+    it("marks the savings row of an arm that did not resolve every run", () => {
+      const text = render([row("baseline", 0), row("workflow", 0, { resolved: false, wire_cost_usd: 0.006 })]);
+      expect(text).toContain("| **workflow savings %** (not resolved: 0/1) |");
+      expect(render([row("baseline", 0), row("workflow", 0)])).toContain("| **workflow savings %** |");
+    });
+
+    it("adds paired comparisons with bootstrap intervals and a run-count hint", () => {
+      const rows = [0, 1, 2].flatMap((run) => [row("baseline", run, { wire_cost_usd: 0.01 + run * 0.001, duration_s: 10.25 }), row("workflow", run, { wire_cost_usd: 0.006 + run * 0.002, resolved: run !== 1 })]);
+      const text = render(rows);
+      expect(text).toContain("## Paired comparisons");
+      // Deltas −0.004, −0.003, −0.002: median −0.003, the interval within the observed range; wall 10 − 10.25 = −0.25, half-even to −0.2.
+      expect(text).toMatch(/\| t1 \| workflow \(arm resolved 2\/3\) \| baseline \| 3 \| \u22120\.0030 \[\u22120\.00\d\d, \u22120\.00\d\d\] \| \u22120\.2 \[\u22120\.2, \u22120\.2\] \| 0\.0 \[0\.0, 0\.0\] \| \u22120\.33 \[\u22121\.00, 0\.00\] \| \d+ \|/);
+      expect(text).toContain("| **all tasks** | workflow (arm resolved 2/3) | baseline | 3 |");
+      expect(render(rows)).toBe(text);
+      expect(render([row("workflow", 0)])).not.toContain("## Paired comparisons");
     });
 
     it("has no savings rows without a baseline", () => {

@@ -1,6 +1,7 @@
 import { aggregateByTaskArm, type Aggregate, type ImplementationDecision, type Promotion, type ReviewDecision, type RowRefusal } from "@wfbench/promotion-gate";
 import { median, roundHalfEven } from "@wfbench/pycompat";
 import { COST_DISAGREEMENT_THRESHOLD, isExcludedErrorKind, parseResultRow, type ParsedRow } from "@wfbench/result-row";
+import { computeReportStats, DETECTABLE_COST_DIFFERENCE, type PairedComparison, type PairedInterval, type ReportStats } from "./paired-stats.js";
 
 /** How the sweep ended; anything but `complete` disables promotion and says so in the report. */
 export type SweepStatus = "complete" | "aborted" | "cancelled";
@@ -36,6 +37,11 @@ function fixed0(value: number): string {
   return roundHalfEven(value, 0).toFixed(0);
 }
 
+/** Wall time: one decimal everywhere (a demo cell takes about a second; whole seconds hid every difference). */
+function fixed1(value: number): string {
+  return roundHalfEven(value, 1).toFixed(1);
+}
+
 function cost(value: number | null | undefined): string {
   return value === null || value === undefined ? "n/a" : value.toFixed(4);
 }
@@ -60,13 +66,15 @@ function errors(aggregate: Aggregate): string {
 function mainRow(task: string, arm: string, a: Aggregate): string {
   const resolved = `${a.resolved}/${a.valid_runs}${a.excluded_runs > 0 ? ` (${a.excluded_runs} excluded)` : ""}`;
   const churn = `${fixed0(a.diff_files)}/+${fixed0(a.diff_insertions)}/${MINUS}${fixed0(a.diff_deletions)}`;
-  const cells = [task, a.class, arm, resolved, fixed0(a.input_tokens), fixed0(a.cache_creation_input_tokens), fixed0(a.cache_read_input_tokens), fixed0(a.output_tokens), cost(a.cost_usd), cost(a.cli_cost_usd), fixed0(a.duration_s), fixed0(a.num_turns), churn, errors(a)];
+  const cells = [task, a.class, arm, resolved, fixed0(a.input_tokens), fixed0(a.cache_creation_input_tokens), fixed0(a.cache_read_input_tokens), fixed0(a.output_tokens), cost(a.cost_usd), cost(a.cli_cost_usd), fixed1(a.duration_s), fixed0(a.num_turns), churn, errors(a)];
   return `| ${cells.join(" | ")} |`;
 }
 
 function savingsRow(task: string, arm: string, base: Aggregate, a: Aggregate): string {
   const metric = (field: "input_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "output_tokens" | "cost_usd" | "cli_cost_usd" | "duration_s"): string => pct(savings(base[field] ?? null, a[field] ?? null));
-  const cells = [task, a.class, `**${arm} savings %**`, "\u2014", metric("input_tokens"), metric("cache_creation_input_tokens"), metric("cache_read_input_tokens"), metric("output_tokens"), metric("cost_usd"), metric("cli_cost_usd"), metric("duration_s"), "\u2014", "\u2014", "\u2014"];
+  // A saving of an arm that did not resolve the task is not a saving: the row says so instead of looking like one.
+  const unresolved = a.resolved < a.valid_runs ? ` (not resolved: ${a.resolved}/${a.valid_runs})` : "";
+  const cells = [task, a.class, `**${arm} savings %**${unresolved}`, "\u2014", metric("input_tokens"), metric("cache_creation_input_tokens"), metric("cache_read_input_tokens"), metric("output_tokens"), metric("cost_usd"), metric("cli_cost_usd"), metric("duration_s"), "\u2014", "\u2014", "\u2014"];
   return `| ${cells.join(" | ")} |`;
 }
 
@@ -123,7 +131,6 @@ function renderPromotionSection(promotion: Promotion): string[] {
   ];
 }
 
-/** Parses every row through the row contract; the first refusal names its index and field. */
 const OVERHEAD_PHASES = ["materialize", "setup", "verify", "oracle", "capture", "cleanup"] as const;
 
 function seconds2(ms: number): string {
@@ -151,6 +158,38 @@ function renderHarnessOverhead(rows: readonly ParsedRow[]): string[] {
   ];
 }
 
+function signed(value: number, digits: number): string {
+  const text = roundHalfEven(value, digits).toFixed(digits);
+  return value > 0 && Number(text) !== 0 ? `+${text}` : text.replace(/^-/, MINUS);
+}
+
+function interval(value: PairedInterval, digits: number): string {
+  if (value.estimate === null || value.low === null || value.high === null) return "n/a";
+  return `${signed(value.estimate, digits)} [${signed(value.low, digits)}, ${signed(value.high, digits)}]`;
+}
+
+function comparisonRow(c: PairedComparison): string {
+  const resolved = c.arm_resolved < c.pairs ? ` (arm resolved ${c.arm_resolved}/${c.pairs})` : "";
+  const cells = [c.task ?? "**all tasks**", `${c.arm}${resolved}`, c.reference, String(c.pairs), interval(c.cost_usd, 4), interval(c.duration_s, 1), interval(c.num_turns, 1), interval(c.resolve_rate_diff, 2), c.runs_for_5pct_cost === null ? "n/a" : String(c.runs_for_5pct_cost)];
+  return `| ${cells.join(" | ")} |`;
+}
+
+/** The `## Paired comparisons` section: bootstrap intervals of each arm against its reference, and run-count hints. */
+function renderPairedComparisons(stats: ReportStats): string[] {
+  if (stats.comparisons.length === 0) return [];
+  return [
+    "## Paired comparisons",
+    "",
+    `Each arm against baseline, and each candidate arm against its incumbent, paired by (task, run) over runs valid on both sides: median of arm \u2212 reference (negative = the arm spent less) with a paired bootstrap 95% interval (${stats.bootstrap.resamples} resamples, fixed seed: reproducible). An interval that contains 0 cannot tell the arms apart. "runs for ${DETECTABLE_COST_DIFFERENCE * 100}% cost" estimates the runs per arm needed to detect a ${DETECTABLE_COST_DIFFERENCE * 100}% cost difference at the observed variance (n/a below 2 pairs). Full figures in report-stats.json.`,
+    "",
+    "| task | arm | vs | pairs | \u0394 cost $ [95% CI] | \u0394 wall s [95% CI] | \u0394 turns [95% CI] | \u0394 resolve rate [95% CI] | runs for 5% cost |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...stats.comparisons.map(comparisonRow),
+    "",
+  ];
+}
+
+/** Parses every row through the row contract; the first refusal names its index and field. */
 function parseRows(rawRows: readonly unknown[]): { ok: true; value: ParsedRow[] } | { ok: false; error: RowRefusal } {
   const rows: ParsedRow[] = [];
   for (const [index, raw] of rawRows.entries()) {
@@ -230,6 +269,7 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
     }
   }
   lines.push("");
+  lines.push(...renderPairedComparisons(computeReportStats(parsed.value)));
   lines.push(...renderHarnessOverhead(parsed.value));
 
   lines.push("## Run provenance", "");

@@ -49,7 +49,7 @@ export type {
 } from "./schema.js";
 export { parseResultRows } from "./parse-result-rows.js";
 export type { RowRefusal } from "./parse-result-rows.js";
-export { aggregate, aggregateByTaskArm, isValidRow } from "./aggregate.js";
+export { aggregate, aggregateByTaskArm, costOfRecord, isValidRow } from "./aggregate.js";
 export { HEALTH_CHECKED_ARMS, assessMeasurementHealth } from "./assess-measurement-health.js";
 export type { ArmHealth, MeasurementHealthStatus } from "./assess-measurement-health.js";
 export { checkAggregate } from "./check-aggregate.js";

@@ -1,6 +1,7 @@
 import { chmod, lstat, mkdir, readFile, readdir, realpath, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { REPORT_PROVENANCE_FILE, formatReportProvenance, renderReport, openResultsLog, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
+import { writeHtmlReport } from "@wfbench/report-html";
 import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
 import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion, type PromotionMetric } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
@@ -415,6 +416,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     }
     const reportPath = join(options.out, "report.md");
     await writeFileAtomic(reportPath, report.value, { mode: 0o644 });
+    await writeHtmlReport({ outDir: options.out, provenance }); // report.html + report-stats.json beside report.md
     if (pool.failure !== null) {
       const cell = cells[pool.failure.index];
       const cause = pool.failure.error;
