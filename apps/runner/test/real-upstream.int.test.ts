@@ -1,17 +1,22 @@
 // The runner pointed at an Anthropic-compatible endpoint with --base-url: the scripted demo model stands in for it as
 // an external server on 127.0.0.1 TCP that demands a key and knows one model. The key reaches only the gateway (never
-// a file under --out), and a refused key, an unknown model or a dead port each stop the sweep before the first cell.
+// a file under --out, nor any descendant's argv or environment as /proc shows them), and a refused key, an unknown
+// model or a dead port each stop the sweep before the first cell.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadScript, startScriptedModel, type ScriptedModelServer } from "@wfbench/scripted-model";
+import { sampleDescendants, type DescendantSampler, type ProcessObservation } from "./support/process-sampler.js";
 import { REPO_ROOT, probeRunnerTools, readResultRows, runRunner } from "./support/runner-harness.js";
 
 const tools = await probeRunnerTools(import.meta.url);
 const KEY = "sk-ant-wfbench-int-test-KEY-7c1e9a";
 const DEMO_MODEL = "claude-sonnet-4-5";
+// The gateway mints `sk-wfb-` + 24 random bytes per cell (cell-tokens.ts); a session may hold nothing else secret.
+const CELL_TOKEN = /^sk-wfb-[0-9a-f]{48}$/u;
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|AUTH|CREDENTIAL/iu;
 
 const dirs: string[] = [];
 let endpoint: ScriptedModelServer | null = null;
@@ -48,6 +53,28 @@ async function deadPort(): Promise<number> {
   return typeof address === "object" && address !== null ? address.port : 0;
 }
 
+// Judged from /proc alone: the runner itself holds the key (it came in through its env, which proves the search can
+// find it), but no descendant's argv or initial environment does, and every sandboxed CLI session carries exactly one
+// credential, the gateway's per-cell token. At least one `claude` and one `bwrap` must have been seen, so a sampler
+// that missed the sessions fails instead of passing on nothing.
+function assertNoChildHeldTheKey(runnerEnviron: Buffer | null, sampled: { observations: ProcessObservation[]; scans: number; rootArgv: string[] } | undefined): void {
+  expect(runnerEnviron?.includes(KEY), "the runner's own /proc environ should hold the key it was given").toBe(true);
+  expect(sampled, "the /proc sampler never started").toBeDefined();
+  const observations = sampled?.observations ?? [];
+  const describe = (o: ProcessObservation): string => `pid ${String(o.pid)} ${o.comm}: ${o.argv.slice(0, 6).join(" ")}`;
+  // Between fork and exec a child still shows the runner's own image (same comm and argv): that is the runner, not a child.
+  const runnerArgv = sampled?.rootArgv.join("\0");
+  expect(observations.filter((o) => o.argv.join("\0") !== runnerArgv && o.raw.includes(KEY)).map(describe), "descendants whose argv/env hold the key").toEqual([]);
+  expect(observations.some((o) => o.comm === "bwrap"), `no bwrap among ${String(observations.length)} descendants in ${String(sampled?.scans)} scans`).toBe(true);
+  const sessions = observations.filter((o) => o.comm === "claude" && o.env !== null);
+  expect(sessions.length, `no claude process among: ${observations.map(describe).join("; ")}`).toBeGreaterThan(0);
+  for (const session of sessions) {
+    const secrets = [...(session.env ?? new Map<string, string>()).entries()].filter(([name]) => SECRET_NAME.test(name));
+    expect(secrets.map(([name]) => name), describe(session)).toEqual(["ANTHROPIC_API_KEY"]);
+    expect(secrets[0]?.[1], describe(session)).toMatch(CELL_TOKEN);
+  }
+}
+
 describe("nx run runner:bench --base-url (a real Anthropic-compatible upstream)", () => {
   it("refuses a suite other than the demo without a key or --script, naming the variable to set", async () => {
     const result = await runRunner(["--tasks", join(REPO_ROOT, "apps/runner/test/fixtures/no-such-suite.yaml")]);
@@ -71,7 +98,20 @@ describe("nx run runner:bench --base-url (a real Anthropic-compatible upstream)"
     "runs the demo suite against the endpoint with the env key; no file under --out holds the key",
     async () => {
       const out = newOut();
-      const result = await runRunner(["--out", out, "--base-url", endpoint?.baseUrl ?? ""], { env: { WFBENCH_ANTHROPIC_API_KEY: KEY } });
+      let sampler: DescendantSampler | null = null;
+      let runnerEnviron: Buffer | null = null;
+      const result = await runRunner(["--out", out, "--base-url", endpoint?.baseUrl ?? ""], {
+        env: { WFBENCH_ANTHROPIC_API_KEY: KEY },
+        // The installed command's path. Started as `node --import tsx` (runner:bench's command), tsx's esbuild service
+        // is a child spawned with the runner's environment before any runner code runs: it holds the key (measured).
+        entry: "bin",
+        onSpawn: (child) => {
+          if (child.pid === undefined) return;
+          runnerEnviron = readFileSync(`/proc/${child.pid}/environ`);
+          sampler = sampleDescendants(child.pid);
+        },
+      });
+      const sampled = (sampler as DescendantSampler | null)?.stop();
       const context = `exit ${String(result.code)}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
       expect(result.code, context).toBe(0);
       const rows = readResultRows(out);
@@ -86,6 +126,7 @@ describe("nx run runner:bench --base-url (a real Anthropic-compatible upstream)"
       expect(files.length).toBeGreaterThan(5);
       for (const file of files) expect(readFileSync(file).includes(KEY), file).toBe(false);
       expect(`${result.stdout}${result.stderr}`).not.toContain(KEY);
+      assertNoChildHeldTheKey(runnerEnviron, sampled);
     },
     120_000,
   );

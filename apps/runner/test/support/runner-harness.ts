@@ -55,17 +55,24 @@ export interface RunRunnerOptions {
   onStdout?: (stdout: string, child: ChildProcess) => void;
   /** Extra environment (e.g. TMPDIR, to see the scratch dirs the runner leaves); PATH and HOME come from the host. */
   env?: Readonly<Record<string, string>>;
+  /** Called once right after the spawn, e.g. to watch the runner's process tree from /proc while it runs. */
+  onSpawn?: (child: ChildProcess) => void;
+  /** "bin": start through bin/wfbench.mjs (WFBENCH_FROM_SOURCE=1), the installed command's own loader set-up. */
+  entry?: "source" | "bin";
 }
 
 /** Spawns the runner from source with only PATH and HOME from the host (no key, no CI flags) and waits for it to close. */
 export function runRunner(args: readonly string[], options: RunRunnerOptions = {}): Promise<RunnerResult> {
   const capture = options.capture ?? true;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", RUNNER_MAIN, "run", ...args], {
+    const viaBin = options.entry === "bin";
+    const argv = viaBin ? [join(REPO_ROOT, "apps/runner/bin/wfbench.mjs"), "run", ...args] : ["--conditions=@wfbench/source", "--import", "tsx", RUNNER_MAIN, "run", ...args];
+    const child = spawn(process.execPath, argv, {
       cwd: REPO_ROOT,
-      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root", ...options.env },
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root", ...(viaBin ? { WFBENCH_FROM_SOURCE: "1" } : {}), ...options.env },
       stdio: capture ? ["ignore", "pipe", "pipe"] : "ignore",
     });
+    options.onSpawn?.(child);
     let stdout = "";
     let stderr = "";
     child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
