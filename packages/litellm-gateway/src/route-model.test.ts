@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { isOpenAiModel, resolveModelAccess, toLiteLlmModel } from "./route-model.js";
 
 describe("isOpenAiModel", () => {
-  it.each(["gpt-4.1", "gpt-4o-mini", "openai/gpt-4.1", "o3", "o4-mini", "chatgpt-4o-latest", "GPT-5", "OpenAI/o1"])(
+  it.each(["gpt-4.1", "gpt-4o-mini", "openai/gpt-4.1", "o3", "o4-mini", "chatgpt-4o-latest", "GPT-5", "OpenAI/o1", "openai/qwen2.5-coder:7b", "openai/llama3.1:8b"])(
     "returns true for %s",
     (model) => expect(isOpenAiModel(model)).toBe(true),
   );
-  it.each(["claude-sonnet-5", "free-coder", "pinned-model", "omni", "my-gpt-4", "openai/", "o"])("returns false for %s", (model) =>
+  it.each(["claude-sonnet-5", "free-coder", "pinned-model", "omni", "my-gpt-4", "openai/", "openai/ x", "qwen2.5-coder:7b", "o"])("returns false for %s", (model) =>
     expect(isOpenAiModel(model)).toBe(false),
   );
 });

@@ -1,6 +1,8 @@
-const OPENAI_MODEL = /^(?:openai\/)?(?:gpt-|chatgpt-|o[0-9])/i;
+// `openai/<any id>` is the explicit form for OpenAI-compatible servers whose ids carry no OpenAI prefix (a local
+// Ollama `qwen2.5-coder:7b`); the prefix is stripped before the provider sees the id (toOpenAiModelName).
+const OPENAI_MODEL = /^(?:openai\/\S|gpt-|chatgpt-|o[0-9])/i;
 
-/** True for ids routed to OpenAI through LiteLLM: `openai/…`, `gpt-*`, `chatgpt-*`, `o<digit>…` (case-insensitive). */
+/** True for ids routed to OpenAI through LiteLLM: `openai/<any id>`, `gpt-*`, `chatgpt-*`, `o<digit>…` (case-insensitive). */
 export function isOpenAiModel(model: string): boolean {
   return OPENAI_MODEL.test(model);
 }

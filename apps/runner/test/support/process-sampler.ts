@@ -80,3 +80,34 @@ export function sampleDescendants(rootPid: number, intervalMs = 100): Descendant
     },
   };
 }
+
+/** What a finished sampling says about one secret; the verdict stays with the test. */
+export interface SecretExposure {
+  /** Descendants whose argv or initial environment contain the secret, described as `pid comm: argv…`. */
+  readonly holders: string[];
+  readonly bwrapSeen: boolean;
+  /** Every `claude` process whose environment was read, with its credential-named variables (name, value). */
+  readonly sessions: { readonly describe: string; readonly credentials: [string, string][] }[];
+  /** Every descendant seen, described, for assertion messages. */
+  readonly seen: string[];
+}
+
+const CREDENTIAL_NAME = /KEY|TOKEN|SECRET|PASSWORD|AUTH|CREDENTIAL/iu;
+
+/**
+ * Summarises a sampling for one secret. A forked child still shows the runner's own image until it execs (same argv):
+ * such observations are the runner, not a child, and are not counted as holders. Trusts only the observations.
+ */
+export function findSecretExposure(sampled: { observations: readonly ProcessObservation[]; rootArgv: readonly string[] }, secret: string): SecretExposure {
+  const describe = (o: ProcessObservation): string => `pid ${String(o.pid)} ${o.comm}: ${o.argv.slice(0, 6).join(" ")}`;
+  const runnerArgv = sampled.rootArgv.join("\0");
+  const children = sampled.observations.filter((o) => o.argv.join("\0") !== runnerArgv);
+  return {
+    holders: children.filter((o) => o.raw.includes(secret)).map(describe),
+    bwrapSeen: children.some((o) => o.comm === "bwrap"),
+    sessions: children
+      .filter((o) => o.comm === "claude" && o.env !== null)
+      .map((o) => ({ describe: describe(o), credentials: [...(o.env ?? new Map<string, string>()).entries()].filter(([name]) => CREDENTIAL_NAME.test(name)) })),
+    seen: children.map(describe),
+  };
+}
