@@ -33,12 +33,13 @@ for (const trajectory of script.trajectories) for (const turn of trajectory.turn
 const scriptPath = join(scratch, "scripted-model.yaml");
 writeFileSync(scriptPath, stringify(script));
 
-function runSweep(n) {
-  const out = join(scratch, `workers-${n}`);
-  const args = ["--conditions=@wfbench/source", "--import", "tsx", join(ROOT, "apps/runner/src/cli.ts"), "run", "--tasks", join(ROOT, "tasks/demo.yaml"), "--script", scriptPath, "--repeats", String(repeats), "--workers", String(n), "--out", out];
+function runSweep(n, label) {
+  // One directory per run, named by its role: `--workers 1` must not make both runs share one --out.
+  const out = join(scratch, label);
+  const args = [join(ROOT, "apps/runner/bin/wfbench.mjs"), "run", "--tasks", join(ROOT, "tasks/demo.yaml"), "--script", scriptPath, "--repeats", String(repeats), "--workers", String(n), "--out", out];
   const started = process.hrtime.bigint();
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root" } });
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", WFBENCH_FROM_SOURCE: "1" } });
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));
     child.on("error", fail);
@@ -70,8 +71,8 @@ const phases = (rows) => {
 const fmt = (ms) => (ms === null ? "n/a" : `${(ms / 1000).toFixed(2)} s`);
 
 try {
-  const one = await runSweep(1);
-  const many = await runSweep(workers);
+  const one = await runSweep(1, "serial");
+  const many = await runSweep(workers, "parallel");
   const ratio = many.wallS / one.wallS;
   const lines = [
     `bench-sweep: demo suite, ${one.rows.length} cells (--repeats ${repeats}), ${delayMs} ms per scripted turn`,
