@@ -6,6 +6,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import {
+  ImplementationDecisionSchema,
+  ImplementationPolicySchema,
+  PromotionSchema,
+  aggregateByTaskArm,
+  buildCandidatePolicy,
+  evaluateImplementationCandidate,
+  parseResultRows,
+  type ImplementationDecision,
+  type Promotion,
+} from "@wfbench/promotion-gate";
 import { flattenReviewScore, isReviewOraclePassed, parseLabels, parseReviewOutput, scoreReview } from "@wfbench/review-scoring";
 import { REPO_ROOT, probeRunnerTools, readResultRows, runRunner } from "./support/runner-harness.js";
 
@@ -20,6 +31,46 @@ interface ScriptTurn {
   content: { type: string; name?: string; input?: Record<string, unknown> }[];
   usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
 }
+
+const IMPLEMENTATION_TASKS = ["demo-clamp", "demo-ledger-rounding", "demo-ledger-currency"];
+const REVIEW_TASKS = ["demo-review-median", "demo-review-split", "demo-review-variance"];
+const cellOf = (row: Row): string => `${String(row["task"])}/${row.arm}`;
+
+const resolvedWith = (skill: boolean) => ({ ok: true, resolved: true, authored_tests_passed: true, oracle_passed: true, error_kind: null, skill_invoked: skill });
+const reviewResolved = { ok: true, resolved: true, authored_tests_passed: true, oracle_passed: true, error_kind: null, skill_invoked: true, review_evidence_valid: true };
+/** Every cell of the default sweep in canonical order, with the verdict the harness must reach from host evidence. */
+const OUTCOMES: Record<string, Record<string, unknown>> = {
+  // Trivial: the baseline passes the visible tests but misses the hidden error case.
+  "demo-clamp/workflow": resolvedWith(true),
+  "demo-clamp/workflow_direct": resolvedWith(true),
+  "demo-clamp/baseline": { ok: true, resolved: false, authored_tests_passed: true, oracle_passed: false, error_kind: "oracle-failed", skill_invoked: false },
+  // Investigation: the direct session never loads its skill. Its patch passes verify and the oracle, the row does not.
+  "demo-ledger-rounding/workflow": resolvedWith(true),
+  "demo-ledger-rounding/workflow_direct": { ok: false, resolved: false, authored_tests_passed: true, oracle_passed: true, error_kind: "skill-not-invoked", skill_invoked: false },
+  "demo-ledger-rounding/baseline": resolvedWith(false),
+  // Cross-module: the workflow alone resolves it; direct mode passes verify and fails the oracle, the baseline fails verify.
+  "demo-ledger-currency/workflow": resolvedWith(true),
+  "demo-ledger-currency/workflow_direct": { ok: true, resolved: false, authored_tests_passed: true, oracle_passed: false, error_kind: "oracle-failed", skill_invoked: true },
+  "demo-ledger-currency/baseline": { ok: true, resolved: false, authored_tests_passed: false, error_kind: "verify-failed", skill_invoked: false },
+  "demo-review-median/review": reviewResolved,
+  "demo-review-split/review": reviewResolved,
+  "demo-review-variance/review": reviewResolved,
+};
+/** The scripted trajectories each cell must have played, session by session. */
+const TRAJECTORIES: Record<string, string[]> = {
+  "demo-clamp/workflow": ["demo-clamp-workflow-plan", "demo-clamp-workflow-work"],
+  "demo-clamp/workflow_direct": ["demo-clamp-workflow-direct"],
+  "demo-clamp/baseline": ["demo-clamp-baseline"],
+  "demo-ledger-rounding/workflow": ["demo-rounding-workflow-plan", "demo-rounding-workflow-work"],
+  "demo-ledger-rounding/workflow_direct": ["demo-rounding-workflow-direct"],
+  "demo-ledger-rounding/baseline": ["demo-rounding-baseline"],
+  "demo-ledger-currency/workflow": ["demo-currency-workflow-plan", "demo-currency-workflow-work"],
+  "demo-ledger-currency/workflow_direct": ["demo-currency-workflow-direct"],
+  "demo-ledger-currency/baseline": ["demo-currency-baseline"],
+  "demo-review-median/review": ["demo-review-median"],
+  "demo-review-split/review": ["demo-review-split"],
+  "demo-review-variance/review": ["demo-review-variance"],
+};
 
 /** The review-output.json bytes a scripted trajectory writes with its Write tool call. */
 function scriptedReview(name: string): Buffer {
@@ -69,49 +120,45 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       expect(result.stdout).toContain("report:");
 
       const rows = readResultRows<Row>(out);
-      // Implementation arms run on the implementation task, the review arm on the review task only (Appendix B).
-      expect(rows.map((r) => `${String(r["task"])}/${r.arm}`)).toEqual(["demo-clamp/workflow", "demo-clamp/workflow_direct", "demo-clamp/baseline", "demo-review-median/review"]);
-      const byArm = Object.fromEntries(rows.map((r) => [r.arm, r])) as Record<string, Row>;
-      const implementation = rows.filter((r) => r["task"] === "demo-clamp");
+      // Implementation arms run on the implementation tasks, the review arm on the review tasks only (Appendix B).
+      expect(rows.map(cellOf)).toEqual(Object.keys(OUTCOMES));
+      const byCell = Object.fromEntries(rows.map((r) => [cellOf(r), r])) as Record<string, Row>;
+      const byArm = (arm: string): Row => byCell[`demo-clamp/${arm}`] as Row;
+      const implementation = rows.filter((r) => IMPLEMENTATION_TASKS.includes(String(r["task"])));
 
       // Every row says where its time went: one entry per phase, one per session the arm ran, and the cell's total.
       const sessionsOf: Record<string, number> = { workflow: 2, workflow_direct: 1, baseline: 1, review: 1 };
       for (const row of rows) {
         const timings = row["timings_ms"] as Record<string, number>;
         const sessions = Array.from({ length: sessionsOf[row.arm] ?? 0 }, (_, i) => `session_${i + 1}`);
-        expect(Object.keys(timings).sort(), row.arm).toEqual(["capture", "cleanup", "materialize", "oracle", "setup", "total", "verify", ...sessions].sort());
+        expect(Object.keys(timings).sort(), cellOf(row)).toEqual(["capture", "cleanup", "materialize", "oracle", "setup", "total", "verify", ...sessions].sort());
         const inside = sessions.reduce((sum, key) => sum + (timings[key] ?? 0), 0);
-        expect(timings["total"] ?? 0, row.arm).toBeGreaterThanOrEqual(inside);
+        expect(timings["total"] ?? 0, cellOf(row)).toBeGreaterThanOrEqual(inside);
       }
-      expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/Harness overhead: median \d+\.\d\d s per cell \(max \d+\.\d\d s over 4 cell\(s\)\)/u);
+      expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/Harness overhead: median \d+\.\d\d s per cell \(max \d+\.\d\d s over 12 cell\(s\)\)/u);
 
-      // Skill proof from the parent-captured stream: the workflow arms invoked their skills, the baseline did not.
-      expect(byArm["workflow"]?.["skill_invoked"]).toBe(true);
-      expect(byArm["workflow_direct"]?.["skill_invoked"]).toBe(true);
-      expect(byArm["baseline"]?.["skill_invoked"]).toBe(false);
-      expect(byArm["workflow"]?.["plan_produced"]).toBe(true);
-
-      // Verdicts as scripted: every arm passes the visible tests; only the baseline misses the hidden error case.
-      for (const row of implementation) {
-        expect(row["ok"], row.arm).toBe(true);
-        expect(row["authored_tests_passed"], row.arm).toBe(true);
-        expect(row["authored_test_output"]).toMatch(/\[verify exited 0\]$/u);
-      }
-      expect(byArm["workflow"]).toMatchObject({ oracle_passed: true, oracle_output: "hidden oracle passed", resolved: true, error_kind: null });
-      expect(byArm["workflow_direct"]).toMatchObject({ oracle_passed: true, resolved: true, error_kind: null });
-      expect(byArm["baseline"]).toMatchObject({ oracle_passed: false, oracle_output: "hidden oracle failed", resolved: false, error_kind: "oracle-failed" });
+      // The outcomes the demo exists to show, judged by the harness from host evidence (verify, the hidden oracle, the
+      // parent-captured stream), never from what a session claims: see OUTCOMES.
+      for (const [cell, outcome] of Object.entries(OUTCOMES)) expect(byCell[cell], cell).toMatchObject(outcome);
+      // The baseline's clamp passes the visible tests and fails only the hidden error case.
+      expect(byArm("baseline")).toMatchObject({ oracle_output: "hidden oracle failed", authored_test_output: expect.stringMatching(/\[verify exited 0\]$/u) });
+      expect(byArm("workflow")).toMatchObject({ oracle_output: "hidden oracle passed", plan_produced: true });
+      // The direct session that skipped demo-work made the right patch (verify and the oracle pass), yet the row is not
+      // resolved: without a successful Skill call in the parent stream it measures no skill.
+      expect(byCell["demo-ledger-rounding/workflow_direct"]?.["tool_use_counts"]).toEqual({ Read: 3, Edit: 1, Bash: 1 });
+      expect(byCell["demo-ledger-rounding/workflow"]?.["tool_use_counts"]).toMatchObject({ Skill: 2 });
+      // Cross-module: only the workflow touched both modules.
+      expect(byCell["demo-ledger-currency/workflow"]?.["diff_files"]).toBe(2);
+      for (const arm of ["workflow_direct", "baseline"]) expect(byCell[`demo-ledger-currency/${arm}`]?.["diff_files"], arm).toBe(1);
+      expect(readFileSync(join(out, "demo-ledger-currency-workflow-run0.patch"), "utf8")).toContain("+export function currencyOf(entries) {");
+      expect(byCell["demo-ledger-currency/baseline"]?.["authored_test_output"]).toMatch(/\[verify exited 1\]$/u);
+      for (const row of implementation) expect(row["authored_test_output"], cellOf(row)).toMatch(/\[verify exited \d+\]$/u);
 
       // Usage: the CLI's result event and the gateway's wire summary both equal the script's totals.
-      const expected: Record<string, string[]> = {
-        workflow: ["demo-clamp-workflow-plan", "demo-clamp-workflow-work"],
-        workflow_direct: ["demo-clamp-workflow-direct"],
-        baseline: ["demo-clamp-baseline"],
-        review: ["demo-review-median"],
-      };
-      for (const [arm, names] of Object.entries(expected)) {
+      for (const [cell, names] of Object.entries(TRAJECTORIES)) {
         const totals = scriptTotals(names);
-        const row = byArm[arm] as Row;
-        expect(row, arm).toMatchObject({
+        const row = byCell[cell] as Row;
+        expect(row, cell).toMatchObject({
           input_tokens: totals.input,
           output_tokens: totals.output,
           cache_read_input_tokens: totals.cacheRead,
@@ -129,10 +176,11 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       }
 
       // Digests and bindings.
-      const prompts: Record<string, string> = {
-        "demo-clamp": "Add a `clamp(value, min, max)` export to src/math.js that limits value to the range [min, max]. It must throw a RangeError when min > max.",
-        "demo-review-median": "Review the local change that adds `median(values)` to src/math.js. Report only actionable defects introduced by the local diff.",
-      };
+      const suite = parse(readFileSync(join(REPO_ROOT, "tasks/demo.yaml"), "utf8")) as { tasks: { id: string; prompt: string }[] };
+      const prompts: Record<string, string> = Object.fromEntries(suite.tasks.map((t) => [t.id, t.prompt]));
+      // The folded YAML prompt reaches the digest as one line (pinned for two tasks, so a loader change cannot hide).
+      expect(prompts["demo-clamp"]).toBe("Add a `clamp(value, min, max)` export to src/math.js that limits value to the range [min, max]. It must throw a RangeError when min > max.");
+      expect(prompts["demo-review-median"]).toBe("Review the local change that adds `median(values)` to src/math.js. Report only actionable defects introduced by the local diff.");
       const sha256 = (bytes: Buffer | string): string => createHash("sha256").update(bytes).digest("hex");
       for (const row of rows) {
         expect(row["task_prompt_digest"]).toBe(sha256(prompts[String(row["task"])] ?? ""));
@@ -145,31 +193,46 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
           expect(artifact.source).toBe("parent-captured-stream-json");
           expect(sha256(readFileSync(join(out, artifact.path)))).toBe(artifact.sha256);
         }
-        expect(row["diff_files"]).toBe(1);
+        if (row["task"] !== "demo-ledger-currency") expect(row["diff_files"], cellOf(row)).toBe(1);
       }
-      expect(byArm["workflow"]?.["skill_digest"]).toMatch(/^[0-9a-f]{64}$/u);
-      expect(byArm["workflow_direct"]?.["skill_digest"]).toMatch(/^[0-9a-f]{64}$/u);
-      expect(byArm["workflow"]?.["skill_digest"]).not.toBe(byArm["workflow_direct"]?.["skill_digest"]);
-      expect(byArm["baseline"]?.["skill_digest"]).toBeNull();
+      expect(byArm("workflow")["skill_digest"]).toMatch(/^[0-9a-f]{64}$/u);
+      expect(byArm("workflow_direct")["skill_digest"]).toMatch(/^[0-9a-f]{64}$/u);
+      expect(byArm("workflow")["skill_digest"]).not.toBe(byArm("workflow_direct")["skill_digest"]);
+      expect(byArm("baseline")["skill_digest"]).toBeNull();
+      // Both repositories ship byte-identical skills, so a skill overlay measures the same incumbent on every task.
+      expect(byCell["demo-ledger-currency/workflow"]?.["skill_digest"]).toBe(byArm("workflow")["skill_digest"]);
       expect(readFileSync(join(out, "demo-clamp-baseline-run0.patch"), "utf8")).toContain("+export function clamp(value, min, max) {");
-      for (const row of implementation) expect(Object.keys(row).filter((key) => key.startsWith("review_")), row.arm).toEqual([]);
+      for (const row of implementation) expect(Object.keys(row).filter((key) => key.startsWith("review_")), cellOf(row)).toEqual([]);
 
-      // The review row: its score is exactly review-scoring's score of the scripted artifact against the hidden labels.
-      const written = scriptedReview("demo-review-median");
-      const review = parseReviewOutput(written);
-      const labels = parseLabels(readFileSync(join(REPO_ROOT, "oracles/demo/median.review.labels.json")));
-      if (!review.ok || !labels.ok) throw new Error("the scripted review and the demo labels must parse");
-      const score = scoreReview(review.value.verdict, review.value.findings, labels.value.findings);
-      const reviewRow = byArm["review"] as Row;
-      expect(reviewRow).toMatchObject({ ...flattenReviewScore(score), review_evidence_valid: true, skill_invoked: true, ok: true, authored_tests_passed: true });
-      expect(reviewRow).toMatchObject({ oracle_passed: isReviewOraclePassed(score), resolved: isReviewOraclePassed(score), oracle_output: "hidden review labels matched", error_kind: null });
-      expect(score).toMatchObject({ true_positives: 2, false_positives: 0, false_negatives: 0, verdict_correct: true });
-      expect(reviewRow["review_artifact"]).toBe("demo-review-median-review-run0.review.json");
-      expect(readFileSync(join(out, "demo-review-median-review-run0.review.json"))).toEqual(written);
-      expect(reviewRow["skill_digest"]).toMatch(/^[0-9a-f]{64}$/u);
-      expect(reviewRow["tool_use_counts"]).toEqual({ Skill: 1, Bash: 1, Read: 1, Write: 1 });
+      // The review rows: each score is exactly review-scoring's score of the scripted artifact against the hidden labels.
+      const expectedScores: Record<string, { true_positives: number; false_positives: number; false_negatives: number; verdict_correct: boolean }> = {
+        "demo-review-median": { true_positives: 2, false_positives: 0, false_negatives: 0, verdict_correct: true },
+        "demo-review-split": { true_positives: 2, false_positives: 0, false_negatives: 0, verdict_correct: true },
+        "demo-review-variance": { true_positives: 0, false_positives: 0, false_negatives: 0, verdict_correct: true },
+      };
+      for (const [task, expectedScore] of Object.entries(expectedScores)) {
+        const written = scriptedReview(task);
+        const review = parseReviewOutput(written);
+        const labelsFile = (parse(readFileSync(join(REPO_ROOT, "tasks/demo.yaml"), "utf8")) as { tasks: { id: string; oracle: { files: { source: string }[] } }[] }).tasks.find((t) => t.id === task)?.oracle.files[0]?.source;
+        const labels = parseLabels(readFileSync(join(REPO_ROOT, "oracles", labelsFile ?? "")));
+        if (!review.ok || !labels.ok) throw new Error(`the scripted review and the labels of ${task} must parse`);
+        const score = scoreReview(review.value.verdict, review.value.findings, labels.value.findings);
+        const reviewRow = byCell[`${task}/review`] as Row;
+        expect(reviewRow, task).toMatchObject({ ...flattenReviewScore(score), review_evidence_valid: true, skill_invoked: true, ok: true, authored_tests_passed: true });
+        expect(reviewRow, task).toMatchObject({ oracle_passed: isReviewOraclePassed(score), resolved: isReviewOraclePassed(score), oracle_output: "hidden review labels matched", error_kind: null });
+        expect(score, task).toMatchObject(expectedScore);
+        expect(reviewRow["review_artifact"]).toBe(`${task}-review-run0.review.json`);
+        expect(readFileSync(join(out, `${task}-review-run0.review.json`))).toEqual(written);
+        expect(reviewRow["skill_digest"]).toMatch(/^[0-9a-f]{64}$/u);
+        expect(reviewRow["tool_use_counts"]).toEqual({ Skill: 1, Bash: 1, Read: 1, Write: 1 });
+      }
+      // Precision and recall from the rows themselves: the good reviewer finds every planted defect and nothing else,
+      // and on the clean control it reports nothing (0 false positives) and approves.
+      for (const task of ["demo-review-median", "demo-review-split"]) expect(byCell[`${task}/review`], task).toMatchObject({ review_precision: 1, review_recall: 1, review_false_positives: 0 });
+      expect(byCell["demo-review-variance/review"]).toMatchObject({ review_false_positives: 0, review_true_positives: 0, review_clean_control: true, review_clean_pass: true, review_verdict_correct: true });
       // The workspace is the setup's change, untouched by the read-only review session.
       expect(readFileSync(join(out, "demo-review-median-review-run0.patch"), "utf8")).toContain("+  const sorted = values.sort();");
+      expect(readFileSync(join(out, "demo-review-split-review-run0.patch"), "utf8")).toContain("+  const share = Math.round(cents / parts);");
 
       const report = readFileSync(join(out, "report.md"), "utf8");
       expect(report).toContain("# wfbench workflow benchmark");
@@ -177,11 +240,96 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       expect(report).toMatch(/\| demo-clamp \| trivial \| workflow \| 1\/1 \| 27750 \| 3600 \| 14400 \| 538 \|/u);
       expect(report).toMatch(/\| demo-clamp \| trivial \| baseline \| 0\/1 \| 9400 \| 1700 \| 5100 \| 168 \| .* \| oracle-failed×1 \|/u);
       expect(report).toContain("| demo-clamp | trivial | **workflow_direct savings %** |");
-      expect(report).toContain("- Selected tasks (2): demo-clamp, demo-review-median");
+      expect(report).toMatch(/\| demo-ledger-rounding \| investigation-bug \| workflow_direct \| 0\/1 \| .* \| skill-not-invoked×1 \|/u);
+      expect(report).toMatch(/\| demo-ledger-rounding \| investigation-bug \| baseline \| 1\/1 \|/u);
+      expect(report).toMatch(/\| demo-ledger-currency \| cross-module \| workflow \| 1\/1 \|/u);
+      expect(report).toMatch(/\| demo-ledger-currency \| cross-module \| workflow_direct \| 0\/1 \| .* \| oracle-failed×1 \|/u);
+      expect(report).toMatch(/\| demo-ledger-currency \| cross-module \| baseline \| 0\/1 \| .* \| verify-failed×1 \|/u);
+      expect(report).toContain(`- Selected tasks (6): ${[...IMPLEMENTATION_TASKS, ...REVIEW_TASKS].join(", ")}`);
       expect(report).toContain("## Review quality");
       expect(report).toContain("| demo-review-median | review | 2.0 | 0.0 | 0.0 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 |");
+      expect(report).toContain("| demo-review-split | review | 2.0 | 0.0 | 0.0 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 |");
+      expect(report).toContain("| demo-review-variance | review | 0.0 | 0.0 | 0.0 | n/a | n/a | n/a | n/a | n/a |");
       expect(report).toMatch(/\| demo-review-median \| review-defect \| review \| 1\/1 \|/u);
+      expect(report).toMatch(/\| demo-review-variance \| review-clean \| review \| 1\/1 \|/u);
     },
-    90_000,
+    300_000,
+  );
+});
+
+/** The candidate arms of a work overlay, each with the incumbent the gate compares it against. */
+const CANDIDATE_PAIRS = [
+  ["candidate_workflow", "workflow"],
+  ["candidate_workflow_direct", "workflow_direct"],
+] as const;
+
+/** Runs the demo with a work overlay at --repeats 3; returns its rows and a promotion.json the gate recomputes. */
+async function sweepWithOverlay(overlay: string): Promise<{ rows: Row[]; promotion: Promotion }> {
+  const out = join(mkdtempSync(join(tmpdir(), "wfbench-demo-gate-")), "out");
+  dirs.push(join(out, ".."));
+  const result = await runRunner(["--out", out, "--candidate-overlay", join(REPO_ROOT, overlay), "--repeats", "3", "--workers", "2"]);
+  expect(result.code, `exit ${String(result.code)}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`).toBe(0);
+  const rows = readResultRows<Row>(out);
+  // Only the implementation tasks carry the overlay's pairs: 3 tasks x 4 arms x 3 repeats.
+  expect(rows).toHaveLength(36);
+  expect(new Set(rows.map((r) => String(r["task"])))).toEqual(new Set(IMPLEMENTATION_TASKS));
+  const promotion = PromotionSchema.parse(JSON.parse(readFileSync(join(out, "promotion.json"), "utf8")));
+  expect(promotion.run_status).toBe("complete");
+  const parsed = parseResultRows(readResultRows<unknown>(out));
+  if (!parsed.ok) throw new Error(parsed.error.message);
+  const results = aggregateByTaskArm(parsed.value);
+  // The written decisions are exactly what the gate computes from results.jsonl, not from anything a session said.
+  for (const [candidateArm, incumbentArm] of CANDIDATE_PAIRS) {
+    const policy = ImplementationPolicySchema.parse(buildCandidatePolicy(candidateArm, { minRuns: 3 }));
+    const recomputed = evaluateImplementationCandidate({ results, incumbentArm, candidateArm, policy, model: "claude-sonnet-4-5" });
+    expect(promotion.decisions.find((d) => d.candidate_arm === candidateArm)).toEqual(JSON.parse(JSON.stringify(recomputed)));
+  }
+  return { rows, promotion };
+}
+
+/** The implementation gate's decision for one candidate arm, as written in promotion.json. */
+function decisionOf(promotion: Promotion, arm: string): ImplementationDecision {
+  return ImplementationDecisionSchema.parse(promotion.decisions.find((d) => d.candidate_arm === arm));
+}
+const rowsOf = (rows: Row[], task: string, arm: string): Row[] => rows.filter((r) => r["task"] === task && r.arm === arm);
+
+describe("the demo's work overlays through the promotion gate (--repeats 3)", () => {
+  it.skipIf(tools.skip)(
+    "promotes work-v2: cheaper on every resolved task, and its direct session loads the skill the incumbent skips",
+    async () => {
+      const { rows, promotion } = await sweepWithOverlay("tasks/demo/overlays/work-v2");
+      for (const [candidateArm] of CANDIDATE_PAIRS) expect(decisionOf(promotion, candidateArm).decision, candidateArm).toBe("promote");
+      // The rows behind it: the incumbent's direct rounding session skipped demo-work every time, v2's never did.
+      for (const row of rowsOf(rows, "demo-ledger-rounding", "workflow_direct")) expect(row).toMatchObject({ error_kind: "skill-not-invoked", resolved: false });
+      for (const row of rowsOf(rows, "demo-ledger-rounding", "candidate_workflow_direct")) expect(row).toMatchObject({ error_kind: null, resolved: true, skill_invoked: true });
+      const direct = decisionOf(promotion, "candidate_workflow_direct");
+      expect(direct.gated_tasks).toEqual(["demo-clamp", "demo-ledger-rounding"]);
+      // Neither direct arm resolves the cross-module task, so it gives no quality signal (held only to the cost cap).
+      expect(direct.ungated_tasks).toEqual(["demo-ledger-currency"]);
+      expect(direct.reasons).toContain("improves total task resolution by 3 runs across the paired tasks");
+      for (const task of IMPLEMENTATION_TASKS) {
+        for (const row of [...rowsOf(rows, task, "workflow"), ...rowsOf(rows, task, "candidate_workflow")]) expect(row, task).toMatchObject({ resolved: true });
+      }
+      const workflow = decisionOf(promotion, "candidate_workflow");
+      expect(workflow.gated_tasks).toEqual(IMPLEMENTATION_TASKS.slice().sort());
+      expect(workflow.median_improvement_pct).toBeGreaterThanOrEqual(5);
+    },
+    600_000,
+  );
+
+  it.skipIf(tools.skip)(
+    "keeps the incumbent over work-v3: its sessions pass the visible tests and fail the hidden clamp error case",
+    async () => {
+      const { rows, promotion } = await sweepWithOverlay("tasks/demo/overlays/work-v3");
+      for (const [candidateArm, incumbentArm] of CANDIDATE_PAIRS) {
+        expect(decisionOf(promotion, candidateArm).decision, candidateArm).toBe("keep_incumbent");
+        for (const row of rowsOf(rows, "demo-clamp", candidateArm)) expect(row, candidateArm).toMatchObject({ authored_tests_passed: true, oracle_passed: false, resolved: false, error_kind: "oracle-failed", skill_invoked: true });
+        for (const row of rowsOf(rows, "demo-clamp", incumbentArm)) expect(row, incumbentArm).toMatchObject({ resolved: true });
+        const clamp = decisionOf(promotion, candidateArm).tasks.find((t) => t.task === "demo-clamp");
+        expect(clamp).toMatchObject({ incumbent_resolved: "3/3", candidate_resolved: "0/3", gated: true });
+        expect(decisionOf(promotion, candidateArm).reasons.join("\n"), candidateArm).toMatch(/demo-clamp[^\n]*resolution regressed from 100(\.0)?% to 0(\.0)?%/u);
+      }
+    },
+    600_000,
   );
 });

@@ -62,7 +62,7 @@ describe("nx run runner:bench --model gpt-* (the OpenAI route through the transl
       const context = `exit ${String(result.code)}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}\nprovider:\n${JSON.stringify(provider?.requests.slice(-3).map((r) => r.outcome))}`;
       expect(result.code, context).toBe(0);
       const rows = readResultRows(out);
-      expect(rows.map((r) => `${String(r["task"])}/${String(r["arm"])}/${String(r["resolved"])}`)).toEqual(["demo-clamp/workflow/true", "demo-clamp/workflow_direct/true", "demo-clamp/baseline/false", "demo-review-median/review/true"]);
+      expect(rows.map((r) => `${String(r["task"])}/${String(r["arm"])}/${String(r["resolved"])}`)).toEqual(["demo-clamp/workflow/true", "demo-clamp/workflow_direct/true", "demo-clamp/baseline/false", "demo-ledger-rounding/workflow/true", "demo-ledger-rounding/workflow_direct/false", "demo-ledger-rounding/baseline/true", "demo-ledger-currency/workflow/true", "demo-ledger-currency/workflow_direct/false", "demo-ledger-currency/baseline/false", "demo-review-median/review/true", "demo-review-split/review/true", "demo-review-variance/review/true"]);
       expect(new Set(rows.map((r) => r["upstream"]))).toEqual(new Set(["openai"]));
       for (const row of rows) {
         expect(row["wire_requests"], JSON.stringify(row)).toBeGreaterThan(0);
@@ -87,7 +87,7 @@ describe("nx run runner:bench --model gpt-* (the OpenAI route through the transl
       for (const file of files) expect(readFileSync(file).includes(KEY), file).toBe(false);
       expect(`${result.stdout}${result.stderr}`).not.toContain(KEY);
     },
-    180_000,
+    300_000,
   );
 
   it.skipIf(tools.skip)(
@@ -106,7 +106,7 @@ describe("nx run runner:bench --model gpt-* (the OpenAI route through the transl
       const sampled = (sampler as DescendantSampler | null)?.stop();
       expect(result.code, `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`).toBe(0);
       const rows = readResultRows(out);
-      expect(rows.map((r) => `${String(r["task"])}/${String(r["arm"])}/${String(r["resolved"])}`)).toEqual(["demo-clamp/workflow/true", "demo-clamp/workflow_direct/true", "demo-clamp/baseline/false", "demo-review-median/review/true"]);
+      expect(rows.map((r) => `${String(r["task"])}/${String(r["arm"])}/${String(r["resolved"])}`)).toEqual(["demo-clamp/workflow/true", "demo-clamp/workflow_direct/true", "demo-clamp/baseline/false", "demo-ledger-rounding/workflow/true", "demo-ledger-rounding/workflow_direct/false", "demo-ledger-rounding/baseline/true", "demo-ledger-currency/workflow/true", "demo-ledger-currency/workflow_direct/false", "demo-ledger-currency/baseline/false", "demo-review-median/review/true", "demo-review-split/review/true", "demo-review-variance/review/true"]);
       // The provider answers 404 to any other model name, so every request carried the bare id; unpriced, so null.
       expect(localProvider?.requests.filter((entry) => entry.outcome.kind === "not_found" || entry.outcome.kind === "unauthorized")).toEqual([]);
       expect(new Set(localProvider?.requests.map((entry) => entry.model))).toEqual(new Set([LOCAL_MODEL]));
@@ -118,7 +118,7 @@ describe("nx run runner:bench --model gpt-* (the OpenAI route through the transl
       for (const session of exposure.sessions) expect(session.credentials.map(([name, value]) => `${name}=${/^sk-wfb-[0-9a-f]{48}$/u.test(value) ? "<cell token>" : value}`), session.describe).toEqual(["ANTHROPIC_API_KEY=<cell token>"]);
       for (const file of filesUnder(out)) expect(readFileSync(file).includes(KEY), file).toBe(false);
     },
-    180_000,
+    300_000,
   );
 
   it.skipIf(tools.skip)(

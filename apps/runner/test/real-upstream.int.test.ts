@@ -112,7 +112,7 @@ describe("nx run runner:bench --base-url (a real Anthropic-compatible upstream)"
       const context = `exit ${String(result.code)}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
       expect(result.code, context).toBe(0);
       const rows = readResultRows(out);
-      expect(rows.map((r) => `${String(r["task"])}/${String(r["arm"])}/${String(r["resolved"])}`)).toEqual(["demo-clamp/workflow/true", "demo-clamp/workflow_direct/true", "demo-clamp/baseline/false", "demo-review-median/review/true"]);
+      expect(rows.map((r) => `${String(r["task"])}/${String(r["arm"])}/${String(r["resolved"])}`)).toEqual(["demo-clamp/workflow/true", "demo-clamp/workflow_direct/true", "demo-clamp/baseline/false", "demo-ledger-rounding/workflow/true", "demo-ledger-rounding/workflow_direct/false", "demo-ledger-rounding/baseline/true", "demo-ledger-currency/workflow/true", "demo-ledger-currency/workflow_direct/false", "demo-ledger-currency/baseline/false", "demo-review-median/review/true", "demo-review-split/review/true", "demo-review-variance/review/true"]);
       expect(new Set(rows.map((r) => r["upstream"]))).toEqual(new Set(["anthropic-compatible"]));
       const report = readFileSync(join(out, "report.md"), "utf8");
       expect(report).toContain("- Model upstream: `anthropic-compatible`");
@@ -125,7 +125,7 @@ describe("nx run runner:bench --base-url (a real Anthropic-compatible upstream)"
       expect(`${result.stdout}${result.stderr}`).not.toContain(KEY);
       assertNoChildHeldTheKey(runnerEnviron, sampled);
     },
-    120_000,
+    300_000,
   );
 
   const failures: { name: string; args: () => Promise<string[]>; key: string; code: string; message: string }[] = [

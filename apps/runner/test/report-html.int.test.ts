@@ -127,7 +127,7 @@ describe.skipIf(skip)("report.html in headless chromium", () => {
       const shapes = await page.locator(`#${id} svg path, #${id} svg circle, #${id} svg rect`).count();
       expect(shapes, id).toBeGreaterThan(3);
     }
-    expect(await page.locator("table").first().locator("tbody tr").count()).toBe(4);
+    expect(await page.locator("table").first().locator("tbody tr").count()).toBe(12);
     await page.locator("td[data-cell]", { hasText: "workflow" }).first().click();
     await page.waitForSelector("#drill .conversation .msg");
     expect(await page.locator("#drill h2").textContent()).toBe("Runs of demo-clamp / workflow");
