@@ -78,6 +78,7 @@ function toSweepOptions(flags: RunnerOptions): SweepOptions {
     claudeBin: flags.claudeBin,
     proposerModel: flags.proposerModel,
     promotion: flags.promotion,
+    shard: flags.shard,
   };
 }
 

@@ -169,16 +169,18 @@ async function prepareMergeDir(out: string): Promise<void> {
   if ((await readdir(out)).length > 0) throw refuse(`merge output ${out} is not empty: pass a new directory`);
 }
 
-async function copyArtifact(shardDir: string, out: string, path: string, check: { sha256: string | null; bytes: number | null }, what: string): Promise<void> {
+// With `out` null it only verifies: the merge checks every artifact before it creates anything.
+async function copyArtifact(shardDir: string, out: string | null, path: string, check: { sha256: string | null; bytes: number | null }, what: string): Promise<void> {
   const bytes = await readShardFile(shardDir, path, MAX_ARTIFACT_BYTES);
   if (bytes === null) throw refuse(`shard ${shardDir}: ${what} ${path} is missing: restore the shard's directory as it was written`);
   // Re-digested on the way: a file changed after its row was written is refused, never merged as evidence.
   if ((check.sha256 !== null && sha256Hex(bytes) !== check.sha256) || (check.bytes !== null && bytes.length !== check.bytes)) throw refuse(`shard ${shardDir}: ${what} ${path} does not match the digest its row records: the shard's files changed after the sweep`);
+  if (out === null) return;
   await mkdir(dirname(join(out, path)), { recursive: true, mode: 0o700 });
   await writeFileExclusive(join(out, path), bytes, { mode: 0o600 });
 }
 
-async function copyRowArtifacts(row: ResultRow, shardDir: string, out: string): Promise<void> {
+async function copyRowArtifacts(row: ResultRow, shardDir: string, out: string | null): Promise<void> {
   for (const artifact of row.transcript_artifacts) await copyArtifact(shardDir, out, artifact.path, { sha256: artifact.sha256, bytes: artifact.bytes }, "transcript");
   if (row.patch_artifact !== null) await copyArtifact(shardDir, out, row.patch_artifact, { sha256: row.diff_digest ?? null, bytes: null }, "patch");
   const review = row.review_artifact;
@@ -229,9 +231,11 @@ export async function mergeShards(input: MergeShardsInput): Promise<MergeShardsS
   const status = mergedStatus(shards);
   const promotion = promotionFor(lead.plan, rows, status, input.now);
 
-  await prepareMergeDir(input.out);
   const ownerOf = new Map<string, string>();
   for (const shard of shards) for (const row of shard.rows) ownerOf.set(cellKey(row), shard.dir);
+  for (const row of rows) await copyRowArtifacts(row, ownerOf.get(cellKey(row)) as string, null);
+  await prepareMergeDir(input.out);
+  // Read and digested again while copying: what is written is what was checked, whatever changed in between.
   for (const row of rows) await copyRowArtifacts(row, ownerOf.get(cellKey(row)) as string, input.out);
   for (const name of SIDE_LOGS) {
     const parts: Buffer[] = [];
