@@ -195,3 +195,38 @@ describe.skipIf(tools.skip)("wfbench run --shard k/N and wfbench merge", () => {
     expect(readdirSync(busy)).toEqual(["keep.txt"]);
   }, 60_000);
 });
+
+describe.skipIf(tools.skip)("a sharded candidate sweep", () => {
+  const OVERLAY = join(REPO_ROOT, "tasks/demo/overlays/work-v2");
+  const CANDIDATE = ["--candidate-overlay", OVERLAY, "--repeats", "1", "--promotion-min-runs", "1", "--workers", "2"];
+  interface PromotionFile {
+    run_status: string;
+    candidate_overlay_digest: string;
+    target_base_digests: Record<string, string>;
+    required_candidate_arms: string[];
+    selected_tasks: unknown[];
+    policy: unknown;
+    decisions: { candidate_arm: string; decision: string; median_improvement_pct: number | null; reasons: string[] }[];
+  }
+  const promotionOf = (out: string): PromotionFile => JSON.parse(readFileSync(join(out, "promotion.json"), "utf8")) as PromotionFile;
+  const stablePromotion = (file: PromotionFile): unknown => ({
+    ...Object.fromEntries(["run_status", "candidate_overlay_digest", "target_base_digests", "required_candidate_arms", "selected_tasks", "policy"].map((key) => [key, file[key as keyof PromotionFile]])),
+    decisions: file.decisions.map((d) => [d.candidate_arm, d.decision, d.median_improvement_pct, d.reasons]),
+  });
+
+  it("writes promotion.json only at the merge, equal to the unsharded sweep's decisions", async () => {
+    const full = await runRunner([...CANDIDATE, "--out", dir("cand-full")]);
+    expect(full.code, full.stderr).toBe(0);
+    for (const k of [1, 2]) {
+      const shard = await runRunner([...CANDIDATE, "--shard", `${k}/2`, "--out", dir(`cand-s${k}`)]);
+      expect(shard.code, shard.stderr).toBe(0);
+      expect(existsSync(join(dir(`cand-s${k}`), "promotion.json")), "a shard alone never decides").toBe(false);
+      expect(shard.stdout).not.toContain("promotion:");
+    }
+    const merged = await merge([dir("cand-merged"), dir("cand-s1"), dir("cand-s2")]);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stdout).toMatch(/promotion: candidate_workflow: \w+, candidate_workflow_direct: \w+/u);
+    expect(stablePromotion(promotionOf(dir("cand-merged")))).toEqual(stablePromotion(promotionOf(dir("cand-full"))));
+    expect(readFileSync(join(dir("cand-merged"), "report.md"), "utf8")).toContain("## Promotion");
+  }, 300_000);
+});
