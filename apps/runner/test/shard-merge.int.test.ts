@@ -32,9 +32,10 @@ interface Row {
   contamination_arms: string[];
 }
 
-function merge(args: readonly string[]): Promise<RunnerResult> {
+/** One `wfbench <command>` from source, with only PATH and HOME from the host. */
+function wfbench(command: string, args: readonly string[]): Promise<RunnerResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", RUNNER_MAIN, "merge", ...args], {
+    const child = spawn(process.execPath, ["--conditions=@wfbench/source", "--import", "tsx", RUNNER_MAIN, command, ...args], {
       cwd: REPO_ROOT,
       env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -104,7 +105,7 @@ describe.skipIf(tools.skip)("wfbench run --shard k/N and wfbench merge", () => {
   });
 
   it("merges three shards into what the unsharded sweep wrote, except timestamps and session ids", async () => {
-    const result = await merge([dir("merged"), dir("s3"), dir("s1"), dir("s2")]);
+    const result = await wfbench("merge", [dir("merged"), dir("s3"), dir("s1"), dir("s2")]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("merged 3 shard(s): 8 row(s), sweep complete; contamination alarm on 2 row(s)");
     const full = readResultRows<Row>(dir("full"));
@@ -114,6 +115,11 @@ describe.skipIf(tools.skip)("wfbench run --shard k/N and wfbench merge", () => {
     expect(readFileSync(join(dir("merged"), "sweep-plan.json"), "utf8")).toBe(readFileSync(join(dir("full"), "sweep-plan.json"), "utf8"));
     for (const name of ["report.html", "report-stats.json", "report-provenance.json", "gateway-usage.jsonl"]) expect(existsSync(join(dir("merged"), name)), name).toBe(true);
     expect(existsSync(join(dir("merged"), "promotion.json"))).toBe(false);
+    // The merged directory is an ordinary output directory: `wfbench report` re-renders it byte for byte.
+    const written = readFileSync(join(dir("merged"), "report.md"), "utf8");
+    const rerendered = await wfbench("report", [dir("merged")]);
+    expect(rerendered.code, rerendered.stderr).toBe(0);
+    expect(readFileSync(join(dir("merged"), "report.md"), "utf8")).toBe(written);
     // Every artefact a merged row names was copied (0600, transcripts dir 0700) and still has the digest it records.
     expect(statSync(join(dir("merged"), "transcripts")).mode & 0o777).toBe(0o700);
     for (const row of merged) {
@@ -145,7 +151,7 @@ describe.skipIf(tools.skip)("wfbench run --shard k/N and wfbench merge", () => {
 
   async function refused(args: string[], message: RegExp): Promise<void> {
     const out = dir(`refused-${Math.random().toString(16).slice(2)}`);
-    const result = await merge([out, ...args]);
+    const result = await wfbench("merge", [out, ...args]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(existsSync(out), "nothing is created on a refusal").toBe(false);
@@ -190,7 +196,7 @@ describe.skipIf(tools.skip)("wfbench run --shard k/N and wfbench merge", () => {
     const busy = dir("busy");
     mkdirSync(busy);
     writeFileSync(join(busy, "keep.txt"), "x");
-    const result = await merge([busy, dir("s1"), dir("s2"), dir("s3")]);
+    const result = await wfbench("merge", [busy, dir("s1"), dir("s2"), dir("s3")]);
     expect([result.code, result.stderr]).toEqual([2, expect.stringMatching(/is not empty: pass a new directory/u)]);
     expect(readdirSync(busy)).toEqual(["keep.txt"]);
   }, 60_000);
@@ -223,7 +229,7 @@ describe.skipIf(tools.skip)("a sharded candidate sweep", () => {
       expect(existsSync(join(dir(`cand-s${k}`), "promotion.json")), "a shard alone never decides").toBe(false);
       expect(shard.stdout).not.toContain("promotion:");
     }
-    const merged = await merge([dir("cand-merged"), dir("cand-s1"), dir("cand-s2")]);
+    const merged = await wfbench("merge", [dir("cand-merged"), dir("cand-s1"), dir("cand-s2")]);
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stdout).toMatch(/promotion: candidate_workflow: \w+, candidate_workflow_direct: \w+/u);
     expect(stablePromotion(promotionOf(dir("cand-merged")))).toEqual(stablePromotion(promotionOf(dir("cand-full"))));
