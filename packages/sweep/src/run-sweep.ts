@@ -32,7 +32,7 @@ const HEARTBEAT_MS = 60_000;
 
 /** What the sweep tells its caller as it goes (main.ts prints these). */
 export type SweepEvent =
-  | { readonly kind: "prepared"; readonly outDir: string; readonly cells: number; readonly claudeVersion: string }
+  | { readonly kind: "prepared"; readonly outDir: string; readonly cells: number; readonly claudeVersion: string; readonly shard?: { readonly index: number; readonly count: number; readonly planned: number } | null }
   | { readonly kind: "cell-start"; readonly task: string; readonly arm: Arm; readonly run: number; readonly index: number; readonly total: number; readonly elapsedMs: number }
   | { readonly kind: "cell-end"; readonly row: ResultRow }
   /**
@@ -333,7 +333,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     });
     await writeFileAtomic(join(options.out, SWEEP_PLAN_FILE), formatSweepPlan(sweepPlan), { mode: 0o644 });
     const contamination = createContaminationTracker();
-    input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
+    input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version, shard: shard === null ? null : { ...shard, planned: planned.length } });
 
     const rows: ResultRow[] = [];
     // The breaker folds rows in the order they are committed, which is canonical: its verdict never depends on which
