@@ -6,6 +6,8 @@ import { isBenchReportError } from "@wfbench/bench-report";
 import { isDurableFsError } from "@wfbench/durable-fs";
 import { isRunnerError } from "./errors.js";
 import { EXIT_OK, EXIT_OUTAGE, EXIT_USAGE, main as runMain } from "./main.js";
+import { isSweepError } from "@wfbench/sweep";
+import { runMerge } from "./merge-command.js";
 import { rerenderReport } from "./report-command.js";
 
 /** The top-level usage text. */
@@ -14,7 +16,7 @@ export const CLI_USAGE = `Usage: wfbench <command> [flags]
 Commands:
   run       run a sweep (tasks × arms × repeats) and write results.jsonl and report.md
   report    re-render report.md of an existing output directory from its results.jsonl
-  merge     merge sharded sweeps (not available yet)
+  merge     merge the output directories of a sharded sweep (run --shard k/N) into one
   evolve    propose and gate skill overlays (not available yet)
 
 Run \`wfbench <command> --help\` for a command's flags. From a checkout: npx wfbench …, or npx nx run runner:bench.
@@ -29,9 +31,16 @@ with the same renderer as \`wfbench run\`. Nothing else in the directory changes
   --out <dir>   the output directory of a finished \`wfbench run\`
   --help        this text`;
 
-const MERGE_USAGE = `Usage: wfbench merge
+const MERGE_USAGE = `Usage: wfbench merge <out-dir> <shard-dir>...
 
-Not available yet: sharded sweeps, and merging their output directories, arrive with issue 16.`;
+Joins the output directories of \`wfbench run --shard k/N\` (k = 1..N, same flags otherwise) into <out-dir>, which must
+be new or empty. Refuses, before writing anything, shards of different sweeps (model, effort, upstream, Claude Code
+version, arms, repeats, task bindings, overlay; backend, runtime and CE plugin row by row), a shard given twice, and
+any planned cell that is missing or recorded twice. Writes results.jsonl in plan order (contamination alarm
+recomputed across shards), the transcripts, patches and review artifacts (re-digested), report.md, report.html,
+report-stats.json, sweep-plan.json and, for a candidate sweep, promotion.json.
+
+  --help   this text`;
 
 const EVOLVE_USAGE = `Usage: wfbench evolve
 
@@ -76,12 +85,41 @@ async function report(argv: readonly string[]): Promise<number> {
   }
 }
 
+async function merge(argv: readonly string[]): Promise<number> {
+  let parsed: { values: { help?: boolean | undefined }; positionals: string[] };
+  try {
+    parsed = nodeParseArgs({ args: [...argv], options: { help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    return usageError("merge", `${(error as Error).message.split("\n")[0] ?? ""}: see --help`, MERGE_USAGE);
+  }
+  if (parsed.values.help === true) {
+    process.stdout.write(`${MERGE_USAGE}\n`);
+    return EXIT_OK;
+  }
+  const [out, ...shards] = parsed.positionals;
+  if (out === undefined || shards.length === 0) return usageError("merge", "needs the output directory and at least one shard directory", MERGE_USAGE);
+  try {
+    const done = await runMerge(out, shards, process.cwd(), new Date());
+    const decisions = done.promotion === null ? "" : `; promotion: ${done.promotion.decisions.map((d) => `${d.candidateArm}: ${d.decision}`).join(", ")}`;
+    const alarm = done.contaminatedRows === 0 ? "" : `; contamination alarm on ${done.contaminatedRows} row(s), see report.md`;
+    process.stdout.write(`merged ${done.shards} shard(s): ${done.rows} row(s), sweep ${done.status}${alarm}${decisions}\n  results: ${done.resultsPath}\n  report:  ${done.reportPath}\n`);
+    return EXIT_OK;
+  } catch (error) {
+    if (isSweepError(error) && error.code === "SWEEP_BAD_INPUT") return usageError("merge", error.message, "See wfbench merge --help.");
+    if (isSweepError(error) || isBenchReportError(error) || isDurableFsError(error) || isReportHtmlError(error)) {
+      process.stderr.write(`wfbench merge: ${(error as Error & { code: string }).code}: ${(error as Error).message}\n`);
+      return EXIT_OUTAGE;
+    }
+    throw error;
+  }
+}
+
 function notYet(command: string, usage: string, argv: readonly string[]): number {
   if (wantsHelp(argv)) {
     process.stdout.write(`${usage}\n`);
     return EXIT_OK;
   }
-  const reason = command === "merge" ? "not available yet: shards arrive with issue 16" : "not available yet: the evolve loop is not part of this runner yet";
+  const reason = "not available yet: the evolve loop is not part of this runner yet";
   process.stderr.write(`wfbench ${command}: ${reason}\n`);
   return EXIT_USAGE;
 }
@@ -92,7 +130,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   // `run` keeps the sweep's own parser and usage (main.ts), so `nx run runner:bench` and `wfbench run` are one path.
   if (command === "run") return runMain(rest);
   if (command === "report") return report(rest);
-  if (command === "merge") return notYet("merge", MERGE_USAGE, rest);
+  if (command === "merge") return merge(rest);
   if (command === "evolve") return notYet("evolve", EVOLVE_USAGE, rest);
   if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(`${CLI_USAGE}\n`);

@@ -28,7 +28,10 @@ export const EXIT_CANCELLED = 130;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 function formatEvent(event: Exclude<SweepEvent, { kind: "warning" }>, cwd: string, upstream: string, secrets: readonly string[]): string {
-  if (event.kind === "prepared") return `wfbench: ${event.cells} cell(s), Claude Code ${event.claudeVersion}, ${upstream}, output ${relative(cwd, event.outDir) || "."}`;
+  if (event.kind === "prepared") {
+    const shard = event.shard == null ? "" : ` (shard ${event.shard.index}/${event.shard.count} of ${event.shard.planned} planned)`;
+    return `wfbench: ${event.cells} cell(s)${shard}, Claude Code ${event.claudeVersion}, ${upstream}, output ${relative(cwd, event.outDir) || "."}`;
+  }
   if (event.kind === "outage") return `[systemic-outage] ${event.streak} consecutive session/infra/cleanup/review-evidence failures ending at [${event.task}][${event.arm}][run ${event.run}]: no further cell starts (${event.inFlight} still running will be recorded); the report is marked aborted`;
   if (event.kind === "heartbeat") {
     const running = event.running.map((cell) => `[${cell.task}][${cell.arm}][run ${cell.run}]`).join(" ");
@@ -78,6 +81,7 @@ function toSweepOptions(flags: RunnerOptions): SweepOptions {
     claudeBin: flags.claudeBin,
     proposerModel: flags.proposerModel,
     promotion: flags.promotion,
+    shard: flags.shard,
   };
 }
 

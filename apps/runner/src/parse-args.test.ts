@@ -27,6 +27,17 @@ describe("parseArgs", () => {
     }
   });
 
+  it("reads --shard k/N (default: the whole sweep) and refuses k outside 1..N naming the flag", () => {
+    const none = parseArgs([], CONTEXT);
+    expect(none.ok && none.value.shard).toBeNull();
+    const given = parseArgs(["--shard", "2/3"], CONTEXT);
+    expect(given.ok && given.value.shard).toEqual({ index: 2, count: 3 });
+    for (const bad of ["0/3", "4/3", "3", "a/b"]) {
+      const refused = parseArgs([`--shard=${bad}`], CONTEXT);
+      expect(refused.ok ? null : refused.error).toMatchObject({ flag: "--shard", message: expect.stringContaining("--shard") });
+    }
+  });
+
   it("accepts the review arm on its own (it runs on review tasks only)", () => {
     const parsed = parseArgs(["--arms", "review"], CONTEXT);
     expect(parsed.ok && parsed.value.arms).toEqual(["review"]);

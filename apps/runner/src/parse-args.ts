@@ -2,6 +2,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs as nodeParseArgs } from "node:util";
 import { CANDIDATE_ARMS, DEFAULT_ARMS, KNOWN_ARMS, SUPPORTED_ARMS, isCandidateArm, isSupportedArm, type Arm } from "@wfbench/result-row";
 import { PROMOTION_METRICS, type PromotionMetric } from "@wfbench/promotion-gate";
+import { parseShardSpec, type ShardSpec } from "@wfbench/sweep";
 
 /** Effort levels the CLI accepts (reference §2.1). */
 export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
@@ -50,6 +51,8 @@ export interface RunnerOptions {
     readonly minImprovementPct: number;
     readonly maxTaskRegressionPct: number;
   };
+  /** `--shard k/N`: run only shard k of N (1-based), or null for the whole sweep. */
+  readonly shard: ShardSpec | null;
 }
 
 /** A refused command line: the flag and how to fix it. */
@@ -98,6 +101,9 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --proposer-model <name>  provenance only: the model that proposed the overlay (recorded in rows and report.md)
   --outage-streak <n>   stop starting cells after n consecutive session/infra/cleanup/review-evidence failures in
                         (task, run, arm) order, across tasks; report "Sweep aborted", exit 1 (default 5)
+  --shard <k/N>         run only shard k of N (1-based): cells are assigned by a stable hash of (task, arm, run);
+                        each shard writes its own --out, and \`wfbench merge OUT SHARD_DIR...\` joins them (a
+                        candidate sweep's promotion.json is written only by the merge)
   --include-expensive   include tasks marked expensive: true
   --candidate-overlay <dir>   skill overlay (.claude/skills/<skill>/*.md) for the candidate_* arms; without --arms the
                         sweep runs exactly the pairs it requires (a work overlay: workflow candidate_workflow
@@ -158,6 +164,7 @@ const FLAGS = {
   "promotion-min-runs": { type: "string", hint: "a whole number 1..100" },
   "promotion-min-improvement": { type: "string", hint: "a non-negative number (percent)" },
   "promotion-max-task-regression": { type: "string", hint: "a non-negative number (percent)" },
+  shard: { type: "string", hint: "k/N, e.g. 1/3" },
   "include-expensive": { type: "boolean", hint: "" },
   help: { type: "boolean", short: "h", hint: "" },
 } as const satisfies Record<string, { type: "string" | "boolean"; short?: string; hint: string }>;
@@ -285,6 +292,9 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   const proposerModel = one("--proposer-model") ?? null;
   const proposerProblem = proposerModel === null ? null : checkModelName(proposerModel);
   if (proposerProblem !== null) return { ok: false, error: { flag: "--proposer-model", message: proposerProblem.replace(/^--model/u, "--proposer-model") } };
+  const shardRaw = one("--shard");
+  const shard = shardRaw === undefined ? null : parseShardSpec(shardRaw);
+  if (shard !== null && !shard.ok) return { ok: false, error: { flag: "--shard", message: shard.message } };
   const effort = one("--effort") ?? "xhigh";
   if (!(EFFORTS as readonly string[]).includes(effort)) return { ok: false, error: { flag: "--effort", message: `--effort ${JSON.stringify(effort)} is not one of ${EFFORTS.join(", ")}` } };
   return {
@@ -313,6 +323,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       claudeBin: one("--claude-bin") === undefined ? null : path("--claude-bin", ""),
       proposerModel,
       promotion: { metric: metric as PromotionMetric, minRuns, minImprovementPct, maxTaskRegressionPct },
+      shard: shard === null ? null : shard.value,
     },
   };
 }

@@ -64,7 +64,9 @@ describe("wfbench bin", () => {
     [["run", "--outage-streak", "0"], /--outage-streak must be between 1/],
     [["report"], /needs the output directory/],
     [["report", "/nonexistent/wfbench-out"], /has no report-provenance.json/],
-    [["merge"], /not available yet: shards arrive with issue 16/],
+    [["merge"], /needs the output directory and at least one shard directory/],
+    [["merge", "/nonexistent/wfbench-merged", "/nonexistent/wfbench-shard"], /has no sweep-plan\.json/],
+    [["run", "--shard", "4/3"], /--shard 4\/3: k must be between 1 and N=3/],
     [["evolve"], /not available yet/],
   ])("%j is refused with exit 2 and a message naming the fix", async (args, message) => {
     const result = await wfbench(args);

@@ -145,6 +145,15 @@ describe("renderReport", () => {
       expect(render([row("baseline", 0, { wire_unaccounted_requests: 0 })])).not.toContain("outside their CLI");
     });
 
+    it("lists every contamination pair (the later arm names the earlier ones) as a possible shared-state leak", () => {
+      const digest = "a".repeat(64);
+      const flagged = render([row("workflow", 0, { diff_digest: digest, contamination_arms: [] }), row("baseline", 0, { diff_digest: digest, contamination_arms: ["workflow"] }), row("baseline", 1, { contamination_arms: [] })]);
+      expect(flagged).toContain("**Contamination alarm:** 1 pair(s) of arms left byte-identical non-empty patches");
+      expect(flagged).toContain("possible shared-state leak");
+      expect(flagged).toContain("t1/run0: workflow = baseline.");
+      expect(render([row("workflow", 0, { contamination_arms: [] })])).not.toContain("Contamination alarm");
+    });
+
     it("names the runs whose CLI cost disagrees with the cost of record by more than 5%", () => {
       const text = render([
         row("baseline", 0, { cost_disagreement_ratio: 0.125, cost_disagreement_flagged: true }),

@@ -190,6 +190,16 @@ function renderPairedComparisons(stats: ReportStats): string[] {
 }
 
 /** Parses every row through the row contract; the first refusal names its index and field. */
+// The contamination alarm (reference §5.9): the later row of each pair names the earlier arms; every pair is listed.
+function renderContamination(rows: readonly ParsedRow[]): string[] {
+  const pairs = rows.flatMap((row) => (row.contamination_arms ?? []).map((earlier) => `${row.task}/run${row.run ?? "?"}: ${earlier} = ${row.arm}`));
+  if (pairs.length === 0) return [];
+  return [
+    `**Contamination alarm:** ${pairs.length} pair(s) of arms left byte-identical non-empty patches in the same task and run, a possible shared-state leak between arms (\`contamination_arms\` and \`diff_digest\` in results.jsonl): ${pairs.join("; ")}. Check that each arm ran in its own clone before trusting the comparison.`,
+    "",
+  ];
+}
+
 function parseRows(rawRows: readonly unknown[]): { ok: true; value: ParsedRow[] } | { ok: false; error: RowRefusal } {
   const rows: ParsedRow[] = [];
   for (const [index, raw] of rawRows.entries()) {
@@ -252,6 +262,7 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
       "",
     );
   }
+  lines.push(...renderContamination(parsed.value));
   lines.push("Session ids of every run are in results.jsonl (`session_ids`), next to the transcript paths and digests.", "");
 
   lines.push("## Gateway wire usage", "", "Medians of what the metering gateway saw per cell: every request the cell's token made, priced from the pinned table (n/a = unpriced).", "");

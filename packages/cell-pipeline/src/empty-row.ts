@@ -68,6 +68,7 @@ export function emptyRow(input: EmptyRowInput): CellDraft {
     diff_insertions: null,
     diff_deletions: null,
     patch_artifact: null,
+    diff_digest: null,
     model: input.model,
     benchmark_model: input.model,
     proposer_model: input.proposerModel,

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { join } from "node:path";
+import { sha256Hex } from "@wfbench/digest";
 import { writeFileExclusive } from "@wfbench/durable-fs";
 import { ORACLE_OUTPUT, createBwrapOracleRunner, isOracleError, readReviewLabels, runHiddenOracle } from "@wfbench/oracle-snapshot";
 import { REVIEW_OUTPUT_ENV_VAR, SANDBOX_REVIEW_OUTPUT, SANDBOX_REVIEW_OUTPUT_PATH } from "@wfbench/review-scoring";
@@ -160,7 +161,10 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
       draft.evidence_diagnostics = [...draft.evidence_diagnostics, redactText(`workspace entries counted as changed files but not diffed: ${named.join("; ")}${more}`, secrets)];
     }
     // The agent can write the cell's token (or anything it found) into the workspace; the stored patch never carries it.
-    draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, redactPatch(patch, secrets));
+    const stored = redactPatch(patch, secrets);
+    draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, stored);
+    // The churn fingerprint the contamination alarm compares across arms: the bytes the patch file holds.
+    draft.diff_digest = sha256Hex(stored);
     diffAfter = await digestWorkspaceDiff(workspace, baseSha, prepared.privateRoot, input.signal);
   } catch (error) {
     // The same git read this workspace before the session (prepareCell), so a refusal now is what the candidate left.

@@ -26,7 +26,17 @@ describe("buildResultRow", () => {
     expect(row.review_weighted_f1).toBe(1);
   });
 
+  it("keeps the churn fingerprint and the contamination alarm (rows without them still parse)", () => {
+    const row = buildResultRow(rowFields({ diff_digest: "b".repeat(64), contamination_arms: ["workflow", "workflow_direct"] }));
+    expect([row.diff_digest, row.contamination_arms]).toEqual(["b".repeat(64), ["workflow", "workflow_direct"]]);
+    expect(buildResultRow(rowFields({ diff_digest: null, contamination_arms: [] })).contamination_arms).toEqual([]);
+    expect(buildResultRow(rowFields()).diff_digest).toBeUndefined();
+  });
+
   it.each<[string, Record<string, unknown>, string]>([
+    ["a diff digest that is not sha256 hex", { diff_digest: "ABC" }, "diff_digest"],
+    ["contamination arms that are not a list of names", { contamination_arms: "workflow" }, "contamination_arms"],
+    ["an empty contamination arm name", { contamination_arms: [""] }, "contamination_arms.0"],
     // A typo in an error kind compiled before the contract; it is now refused before the row is written.
     ["an error kind outside §4.3", { error_kind: "verify-fail", resolved: false }, "error_kind"],
     ["an arm outside the vocabulary", { arm: "candidate_baseline" }, "arm"],

@@ -166,6 +166,13 @@ const optionalFields = {
   cost_disagreement_ratio: measuredAmount.optional(),
   /** The CLI's cost and the cost of record disagree by more than COST_DISAGREEMENT_THRESHOLD; false when either is unknown. */
   cost_disagreement_flagged: z.boolean().optional(),
+  /** sha256 of the cell's stored patch bytes (`patch_artifact`); null when no patch was written. */
+  diff_digest: hex64.nullable().optional(),
+  /**
+   * Contamination alarm: the earlier arms of the same task and run whose non-empty patch has this row's `diff_digest`
+   * (a possible shared-state leak between arms), in canonical order; empty when none.
+   */
+  contamination_arms: z.array(z.string().min(1)).optional(),
 };
 
 /**

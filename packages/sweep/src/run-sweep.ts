@@ -22,6 +22,8 @@ import { startHeartbeat } from "./heartbeat.js";
 import { claimScratchDir, reapStaleScratchDirs } from "./scratch-dir.js";
 import { couldTripBy, createOutageBreaker, isSystemicRow } from "./outage-breaker.js";
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
+import { createContaminationTracker } from "./contamination.js";
+import { SWEEP_PLAN_FILE, buildSweepPlan, formatSweepPlan, selectShardCells, type ShardSpec } from "./shard-plan.js";
 
 /** Reference §5.7: one pool across all tasks, at most workers × this many cells ahead of the in-order fold. */
 const PACKED_WINDOW_MULTIPLIER = 2;
@@ -30,7 +32,7 @@ const HEARTBEAT_MS = 60_000;
 
 /** What the sweep tells its caller as it goes (main.ts prints these). */
 export type SweepEvent =
-  | { readonly kind: "prepared"; readonly outDir: string; readonly cells: number; readonly claudeVersion: string }
+  | { readonly kind: "prepared"; readonly outDir: string; readonly cells: number; readonly claudeVersion: string; readonly shard?: { readonly index: number; readonly count: number; readonly planned: number } | null }
   | { readonly kind: "cell-start"; readonly task: string; readonly arm: Arm; readonly run: number; readonly index: number; readonly total: number; readonly elapsedMs: number }
   | { readonly kind: "cell-end"; readonly row: ResultRow }
   /**
@@ -97,6 +99,11 @@ export interface SweepOptions {
     readonly minImprovementPct: number;
     readonly maxTaskRegressionPct: number;
   };
+  /**
+   * `--shard k/N`: run only the cells assigned to shard k (a stable hash of task, arm and run); null or absent runs
+   * them all. A shard never writes promotion.json: `wfbench merge` decides on the whole evidence.
+   */
+  readonly shard?: ShardSpec | null;
 }
 
 /** Inputs of {@link runSweep}: validated options plus what only the app may know (environment, signals). */
@@ -298,9 +305,35 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
 
     const resultsPath = join(options.out, "results.jsonl");
     const log = await openResultsLog(resultsPath, { redact: (line) => redactText(line, secrets) });
-    const cells: { task: Task; arm: Arm; run: number }[] = [];
-    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) cells.push({ task, arm, run });
-    input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
+    const planned: { task: Task; arm: Arm; run: number }[] = [];
+    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) planned.push({ task, arm, run });
+    const shard = options.shard ?? null;
+    const cells = selectShardCells(planned, shard, (cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run }));
+    const selectedTasks = tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot));
+    // Written before any cell: `wfbench merge` learns the whole plan and the sweep's identity from every shard.
+    const sweepPlan = buildSweepPlan({
+      identity: {
+        model: options.model,
+        effort: options.effort,
+        proposer_model: options.proposerModel,
+        upstream: upstream.kind,
+        claude_code_version: cli.version,
+        arms: [...arms],
+        repeats: options.repeats,
+        selected_tasks: tasks.map((task) => task.id),
+        skipped_expensive_tasks: [...suite.value.skippedExpensive],
+        task_bindings: selectedTasks,
+        candidate_overlay_digest: overlay?.digest ?? null,
+        target_base_digests: targetBaseDigests,
+        promotion: { metric: options.promotion.metric, min_runs: options.promotion.minRuns, min_improvement_pct: options.promotion.minImprovementPct, max_task_regression_pct: options.promotion.maxTaskRegressionPct },
+      },
+      shard,
+      candidateOverlay: overlay?.value.root ?? null,
+      cells: planned.map((cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run })),
+    });
+    await writeFileAtomic(join(options.out, SWEEP_PLAN_FILE), formatSweepPlan(sweepPlan), { mode: 0o644 });
+    const contamination = createContaminationTracker();
+    input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version, shard: shard === null ? null : { ...shard, planned: planned.length } });
 
     const rows: ResultRow[] = [];
     // The breaker folds rows in the order they are committed, which is canonical: its verdict never depends on which
@@ -314,7 +347,9 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     // workers − 1 cells of the last one started, while the packed window runs ahead of the fold.
     const systemic = new Map<number, boolean>();
     // Rows land in canonical (task, run, arm) order whatever order the workers finish in (reference §5.7's fold order).
-    const committer = createInOrderCommitter<ResultRow>(async (row, index) => {
+    const committer = createInOrderCommitter<ResultRow>(async (cellRow, index) => {
+      // Flagged at commit: the arms of the same task and run committed before this row are all known here.
+      const row = contamination.mark(cellRow);
       await log.append(row);
       rows.push(row);
       const fold = breaker.fold(row);
@@ -377,8 +412,9 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     // An outage is checked first (reference §4.4 provenance): a trip followed by a signal is still an aborted sweep.
     const status: SweepStatus = outage !== null || pool.failure !== null ? "aborted" : signal.aborted ? "cancelled" : "complete";
     // Both are pure: the promotion's decisions go into report.md, and neither file is written unless both were built.
+    // A shard holds part of the evidence: only the merge of all shards builds promotion.json.
     const promotion: Promotion | null =
-      overlay === null
+      overlay === null || shard !== null
         ? null
         : buildSweepPromotion({
             rows,
@@ -389,7 +425,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
             overlayPath: overlay.value.root,
             overlayDigest: overlay.digest,
             targetBaseDigests,
-            selectedTasks: tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot)),
+            selectedTasks,
             complete: status === "complete",
             now: new Date(),
           });
