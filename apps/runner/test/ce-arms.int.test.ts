@@ -114,6 +114,28 @@ describe("CE comparator arms", () => {
   });
 });
 
+describe("a review overlay measured against the CE reviewer", () => {
+  const out = join(base, "overlay");
+  let result: RunnerResult = { code: null, stdout: "", stderr: "" };
+
+  beforeAll(async () => {
+    if (tools.skip) return;
+    // No --arms: the overlay requires `review candidate_review`, and the CE flags put ce_review first (reference §2.1).
+    result = await runRunner(sweepArgs(out, "ce-arms/script.yaml", "--candidate-overlay", join(REPO_ROOT, "tasks/demo/overlays/review-v2"), "--ce-plugin-dir", PLUGIN, "--ce-plugin-version", VERSION));
+  }, 120_000);
+
+  it.skipIf(tools.skip)("runs ce_review review candidate_review and records the plugin's provenance in promotion.json", () => {
+    expect(result.code, `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`).toBe(0);
+    expect(readResultRows(out).map((row) => row["arm"])).toEqual(["ce_review", "review", "candidate_review"]);
+    const promotion = JSON.parse(readFileSync(join(out, "promotion.json"), "utf8")) as Record<string, unknown>;
+    expect(promotion["ce_plugin"]).toEqual({ name: "compound-engineering", version: VERSION, manifest_schema_version: 1, manifest_digest: expectedPluginDigest(PLUGIN), file_count: 9, total_bytes: expect.any(Number) });
+    expect(promotion["required_candidate_arms"]).toEqual(["candidate_review"]);
+    const stats = JSON.parse(readFileSync(join(out, "report-stats.json"), "utf8")) as { comparisons: { arm: string; reference: string; task: string | null }[] };
+    const pairs = stats.comparisons.filter((c) => c.task === null).map((c) => `${c.arm}~${c.reference}`);
+    expect(pairs).toEqual(expect.arrayContaining(["review~ce_review", "candidate_review~review", "candidate_review~ce_review"]));
+  });
+});
+
 describe("CE flags and plugin refusals before any paid work", () => {
   function pluginCopy(name: string, mutate: (root: string) => void): string {
     const root = join(base, "plugins", name);
