@@ -258,6 +258,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       context,
       progress,
       harnessGit: prepared.harnessGit,
+      reviewPlaceholders: (input.backend?.kind ?? "bwrap") === "bwrap",
     });
     await gateway.revoke();
 
