@@ -240,6 +240,14 @@ describe("host-unsafe review mode", () => {
       expect(report.indexOf("HOST-UNSAFE")).toBeLessThan(report.indexOf("| task | class | arm |"));
     });
 
+    it.skipIf(tools.skip)("write-lock the whole clone while the review session runs, and say host-unsafe in report.html too", () => {
+      const ce = transcriptOf(out, rows[0] ?? {});
+      expect(ce).toContain("LOCK 500 .\\nLOCK 500 src\\nLOCK 444 src/math.js");
+      const html = readFileSync(join(out, "report.html"), "utf8");
+      expect(html).toContain("HOST-UNSAFE, no security boundary");
+      expect(html).toContain("Compound Engineering plugin");
+    });
+
     it.skipIf(tools.skip)("hand the model host paths: the prompt's sandbox paths were rewritten, the plugin loaded from its host snapshot", () => {
       // Only a review contract naming a host path (never /review-output) matches these trajectories.
       expect(new Set(trajectories(out))).toEqual(new Set(["host-ce-review", "host-gitnexus-review"]));
