@@ -47,7 +47,7 @@ async function openParent(workspace: string, parent: string, path: string): Prom
   }
 }
 
-/** Creates `path` when absent (parents too), no-follow and relative to its opened parent; returns whether it did. */
+/** Creates `path` when absent (parents too), no-follow and relative to its opened parent, and records what it created. */
 async function ensure(workspace: string, path: string, kind: "directory" | "file", content: string, created: ReviewPlaceholders["created"][number][]): Promise<void> {
   const parent = posix.dirname(path);
   if (parent !== ".") await ensure(workspace, parent, "directory", "", created);

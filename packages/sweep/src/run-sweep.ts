@@ -5,7 +5,7 @@ import { writeHtmlReport } from "@wfbench/report-html";
 import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay, type CellBackend, type CellCePlugin } from "@wfbench/cell-pipeline";
 import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion, type PromotionMetric } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
-import { HOST_UNSAFE_ARMS, isCandidateArm, isCeArm, type Arm, type ResultRow } from "@wfbench/result-row";
+import { CE_ARMS, HOST_UNSAFE_ARMS, isCandidateArm, isCeArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { snapshotPlugin, type PluginProvenance } from "@wfbench/plugin-snapshot";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
@@ -216,7 +216,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   if (ceArms.length > 0 && (options.cePluginDir === null || options.cePluginVersion === null)) {
     throw badInput(`--arms ${ceArms.join(" ")}: the CE arms need --ce-plugin-dir DIR and --ce-plugin-version X.Y.Z (the exact version in its .claude-plugin/plugin.json)`);
   }
-  if (ceArms.length === 0 && options.cePluginDir !== null) throw badInput(`--ce-plugin-dir is only used by the CE arms (${["ce_workflow", "ce_workflow_direct", "ce_review"].join(", ")}): add one to --arms or drop the flag`);
+  if (ceArms.length === 0 && options.cePluginDir !== null) throw badInput(`--ce-plugin-dir is only used by the CE arms (${Object.keys(CE_ARMS).join(", ")}): add one to --arms or drop the flag`);
   const hostUnsafe = options.unsafeNoBwrap ? input.hostUnsafeBackend : undefined;
   if (options.unsafeNoBwrap) {
     if (hostUnsafe?.kind !== "host-unsafe") throw new TypeError("unsafeNoBwrap needs the host-unsafe backend from the app");
