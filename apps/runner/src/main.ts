@@ -9,9 +9,12 @@ import { isDurableFsError } from "@wfbench/durable-fs";
 import { isSanitizerError } from "@wfbench/clone-sanitizer";
 import { isGatewayError, readGatewayEnv, resolveUpstreamSettings } from "@wfbench/litellm-gateway";
 import { isOracleError } from "@wfbench/oracle-snapshot";
+import { isPluginSnapshotError } from "@wfbench/plugin-snapshot";
 import { redactText } from "@wfbench/redact";
 import { isReportHtmlError } from "@wfbench/report-html";
 import { isSandboxError } from "@wfbench/sandbox-bwrap";
+// The backend without isolation is imported on purpose, from its own entry point; it is built only for --unsafe-no-bwrap.
+import { UNSAFE_NO_BWRAP, createHostUnsafeBackend } from "@wfbench/sandbox-bwrap/unsafe";
 import { isScriptedModelError } from "@wfbench/scripted-model";
 import { isClaudeCliError } from "@wfbench/claude-cli";
 import { isTaskSuiteError } from "@wfbench/task-suite";
@@ -82,19 +85,22 @@ function toSweepOptions(flags: RunnerOptions): SweepOptions {
     proposerModel: flags.proposerModel,
     promotion: flags.promotion,
     shard: flags.shard,
+    cePluginDir: flags.cePluginDir,
+    cePluginVersion: flags.cePluginVersion,
+    unsafeNoBwrap: flags.unsafeNoBwrap,
   };
 }
 
 function isEnvironmentError(error: unknown): boolean {
   return (
-    isSandboxError(error) || isSanitizerError(error) || isOracleError(error) || isGatewayError(error) || isScriptedModelError(error) || isClaudeCliError(error) || isBenchReportError(error) || isDurableFsError(error) || isCellPipelineError(error) || isTaskSuiteError(error) || isReportHtmlError(error)
+    isSandboxError(error) || isPluginSnapshotError(error) || isSanitizerError(error) || isOracleError(error) || isGatewayError(error) || isScriptedModelError(error) || isClaudeCliError(error) || isBenchReportError(error) || isDurableFsError(error) || isCellPipelineError(error) || isTaskSuiteError(error) || isReportHtmlError(error)
   );
 }
 
 /** `wfbench run`: the sweep. Reads argv (without the subcommand) and the environment, prints, returns the exit code. */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   const cwd = process.cwd();
-  const parsed = parseArgs(argv, { root: ROOT, cwd, now: new Date() });
+  const parsed = parseArgs(argv, { root: ROOT, cwd, now: new Date(), ci: process.env["CI"], unsafeNoBwrapEnv: process.env["UNSAFE_NO_BWRAP"] });
   if (!parsed.ok) {
     process.stderr.write(`wfbench runner: ${parsed.error.message}\n\n${USAGE}\n`);
     return EXIT_USAGE;
@@ -129,6 +135,16 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   process.once("SIGINT", () => onSignal("SIGINT"));
   process.once("SIGTERM", () => onSignal("SIGTERM"));
   const home = process.env["HOME"];
+  let hostUnsafeBackend: ReturnType<typeof createHostUnsafeBackend> | null = null;
+  if (flags.unsafeNoBwrap) {
+    try {
+      hostUnsafeBackend = createHostUnsafeBackend({ acknowledge: UNSAFE_NO_BWRAP, ci: process.env["CI"], applyMode: false });
+    } catch (error) {
+      process.stderr.write(`wfbench runner: ${(error as Error).message}\n`);
+      return EXIT_USAGE;
+    }
+    process.stderr.write("wfbench runner: WARNING: --unsafe-no-bwrap: every process of every cell runs directly on this host as this user, with no isolation of any kind (the read-only workspace is only emulated with file modes). This is NOT a security boundary; rows say sandbox_backend host-unsafe.\n");
+  }
   const progress = createProgressOutput(process.stdout);
   try {
     const summary = await runSweep({
@@ -138,6 +154,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       tmpDir: tmpdir(),
       pid: process.pid,
       signal: controller.signal,
+      ...(hostUnsafeBackend === null ? {} : { hostUnsafeBackend }),
       onEvent: (event) => {
         if (event.kind === "warning") {
           process.stderr.write(`wfbench runner: warning: ${redactText(event.message, secrets)}\n`);

@@ -38,6 +38,70 @@ describe("parseArgs", () => {
     }
   });
 
+  describe("CE plugin flags (reference §2.1)", () => {
+    const CE = ["--ce-plugin-dir", "plugins/ce", "--ce-plugin-version", "3.23.1"];
+    const refusal = (argv: string[], context = CONTEXT) => {
+      const parsed = parseArgs(argv, context);
+      return parsed.ok ? null : parsed.error;
+    };
+
+    it("takes both with a CE arm, resolving the directory against cwd, and defaults both to null", () => {
+      const parsed = parseArgs(["--arms", "ce_workflow", "ce_review", ...CE], CONTEXT);
+      expect(parsed.ok && parsed.value).toMatchObject({ arms: ["ce_workflow", "ce_review"], cePluginDir: "/repo/sub/plugins/ce", cePluginVersion: "3.23.1" });
+      const none = parseArgs([], CONTEXT);
+      expect(none.ok && none.value).toMatchObject({ cePluginDir: null, cePluginVersion: null, unsafeNoBwrap: false });
+    });
+
+    it("refuses a CE arm without either flag, naming the missing one and the fix", () => {
+      expect(refusal(["--arms", "ce_workflow_direct"])).toMatchObject({ flag: "--ce-plugin-dir", message: expect.stringContaining("--arms ce_workflow_direct needs --ce-plugin-dir <dir>") });
+      expect(refusal(["--arms", "ce_review", "--ce-plugin-dir", "p"])).toMatchObject({ flag: "--ce-plugin-version", message: expect.stringContaining("e.g. --ce-plugin-version 3.23.1") });
+    });
+
+    it("refuses a version that is not one exact semantic version", () => {
+      for (const bad of ["3.23", "v3.23.1", "^3.23.1", "03.1.0", "latest"]) {
+        expect(refusal(["--arms", "ce_review", "--ce-plugin-dir", "p", "--ce-plugin-version", bad])).toMatchObject({ flag: "--ce-plugin-version", message: expect.stringContaining("not an exact semantic version") });
+      }
+      expect(parseArgs(["--arms", "ce_review", "--ce-plugin-dir", "p", "--ce-plugin-version", "3.23.1-rc.1+build.5"], CONTEXT).ok).toBe(true);
+    });
+
+    it("refuses CE flags without a CE arm (they are required iff one runs)", () => {
+      expect(refusal(["--arms", "review", ...CE])).toMatchObject({ flag: "--ce-plugin-dir", message: expect.stringContaining("only used by the ce_* arms") });
+      expect(refusal([...CE])).toMatchObject({ flag: "--ce-plugin-dir" });
+      expect(refusal(["--arms", "ce_review", "--ce-plugin-version", "3.23.1"])).toMatchObject({ flag: "--ce-plugin-dir" });
+      // An overlay without --arms may add ce_review in front of its review pair: the sweep decides.
+      expect(parseArgs(["--candidate-overlay", "o", ...CE], CONTEXT).ok).toBe(true);
+    });
+  });
+
+  describe("--unsafe-no-bwrap (reference §6.8)", () => {
+    const refusal = (argv: string[], context: Parameters<typeof parseArgs>[1] = CONTEXT) => {
+      const parsed = parseArgs(argv, context);
+      return parsed.ok ? null : parsed.error;
+    };
+
+    it("accepts review arms only, from the flag or UNSAFE_NO_BWRAP=1", () => {
+      const flag = parseArgs(["--arms", "review", "--unsafe-no-bwrap"], CONTEXT);
+      expect(flag.ok && flag.value.unsafeNoBwrap).toBe(true);
+      const env = parseArgs(["--arms", "review"], { ...CONTEXT, unsafeNoBwrapEnv: "1" });
+      expect(env.ok && env.value.unsafeNoBwrap).toBe(true);
+      const off = parseArgs(["--arms", "review"], { ...CONTEXT, unsafeNoBwrapEnv: "0" });
+      expect(off.ok && off.value.unsafeNoBwrap).toBe(false);
+    });
+
+    it("refuses any arm that is not a review arm, and the default arms", () => {
+      expect(refusal(["--arms", "review", "workflow_direct", "--unsafe-no-bwrap"])).toMatchObject({ flag: "--unsafe-no-bwrap", message: expect.stringContaining("never workflow_direct") });
+      expect(refusal(["--unsafe-no-bwrap"])).toMatchObject({ flag: "--unsafe-no-bwrap", message: expect.stringContaining("never workflow, workflow_direct, baseline") });
+      expect(refusal(["--arms", "baseline"], { ...CONTEXT, unsafeNoBwrapEnv: "1" })).toMatchObject({ message: expect.stringContaining("UNSAFE_NO_BWRAP=1 runs review arms only") });
+    });
+
+    it("refuses it whenever CI is set", () => {
+      for (const ci of ["true", "1", "yes"]) {
+        expect(refusal(["--arms", "review", "--unsafe-no-bwrap"], { ...CONTEXT, ci })).toMatchObject({ flag: "--unsafe-no-bwrap", message: expect.stringContaining(`forbidden when CI is set (CI=${ci})`) });
+      }
+      expect(parseArgs(["--arms", "review", "--unsafe-no-bwrap"], { ...CONTEXT, ci: "" }).ok).toBe(true);
+    });
+  });
+
   it("accepts the review arm on its own (it runs on review tasks only)", () => {
     const parsed = parseArgs(["--arms", "review"], CONTEXT);
     expect(parsed.ok && parsed.value.arms).toEqual(["review"]);
@@ -72,7 +136,7 @@ describe("parseArgs", () => {
     [["--workers", "9"], "--workers", /between 1 and 8/],
     [["--repeats", "two"], "--repeats", /whole number/],
     [["--repeats"], "--repeats", /needs a value/],
-    [["--arms", "ce_review"], "--arms", /not supported by this runner yet/],
+    [["--arms", "ce_review"], "--ce-plugin-dir", /needs --ce-plugin-dir <dir>/],
     [["--arms", "bogus"], "--arms", /unknown arm/],
     [["--arms", "baseline", "baseline"], "--arms", /twice/],
     [["--model", "claude-latest"], "--model", /pinned, versioned/],

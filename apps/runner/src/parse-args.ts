@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs as nodeParseArgs } from "node:util";
-import { CANDIDATE_ARMS, DEFAULT_ARMS, KNOWN_ARMS, SUPPORTED_ARMS, isCandidateArm, isSupportedArm, type Arm } from "@wfbench/result-row";
+import { CANDIDATE_ARMS, DEFAULT_ARMS, HOST_UNSAFE_ARMS, KNOWN_ARMS, SUPPORTED_ARMS, isCandidateArm, isCeArm, isSupportedArm, type Arm } from "@wfbench/result-row";
+import { isExactPluginVersion } from "@wfbench/plugin-snapshot";
 import { PROMOTION_METRICS, type PromotionMetric } from "@wfbench/promotion-gate";
 import { parseShardSpec, type ShardSpec } from "@wfbench/sweep";
 
@@ -53,6 +54,11 @@ export interface RunnerOptions {
   };
   /** `--shard k/N`: run only shard k of N (1-based), or null for the whole sweep. */
   readonly shard: ShardSpec | null;
+  /** `--ce-plugin-dir` (absolute) and `--ce-plugin-version`: both given iff a CE arm is selected (reference §2.1). */
+  readonly cePluginDir: string | null;
+  readonly cePluginVersion: string | null;
+  /** `--unsafe-no-bwrap` or UNSAFE_NO_BWRAP=1: the host-unsafe backend, review arms only, never under CI. */
+  readonly unsafeNoBwrap: boolean;
 }
 
 /** A refused command line: the flag and how to fix it. */
@@ -71,6 +77,10 @@ export interface ParseArgsContext {
   /** The working directory: relative flags are resolved against it. */
   readonly cwd: string;
   readonly now: Date;
+  /** The environment's CI variable: any non-empty value forbids --unsafe-no-bwrap. */
+  readonly ci?: string | undefined;
+  /** The environment's UNSAFE_NO_BWRAP variable: "1" asks for the host-unsafe backend like the flag. */
+  readonly unsafeNoBwrapEnv?: string | undefined;
 }
 
 /** The runner's usage text. */
@@ -105,6 +115,11 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
                         each shard writes its own --out, and \`wfbench merge OUT SHARD_DIR...\` joins them (a
                         candidate sweep's promotion.json is written only by the merge)
   --include-expensive   include tasks marked expensive: true
+  --ce-plugin-dir <dir>       the Compound Engineering plugin for the ce_* arms (copied, checked and frozen, then
+                        mounted read-only); required with any ce_* arm
+  --ce-plugin-version <X.Y.Z> the exact version its .claude-plugin/plugin.json declares; required with any ce_* arm
+  --unsafe-no-bwrap     (also env UNSAFE_NO_BWRAP=1) run review arms (${HOST_UNSAFE_ARMS.join(", ")}) directly on the
+                        host: NO security boundary; refused under CI and for any other arm
   --candidate-overlay <dir>   skill overlay (.claude/skills/<skill>/*.md) for the candidate_* arms; without --arms the
                         sweep runs exactly the pairs it requires (a work overlay: workflow candidate_workflow
                         workflow_direct candidate_workflow_direct) and writes promotion.json
@@ -166,6 +181,9 @@ const FLAGS = {
   "promotion-max-task-regression": { type: "string", hint: "a non-negative number (percent)" },
   shard: { type: "string", hint: "k/N, e.g. 1/3" },
   "include-expensive": { type: "boolean", hint: "" },
+  "ce-plugin-dir": { type: "string", hint: "the CE plugin directory" },
+  "ce-plugin-version": { type: "string", hint: "an exact version such as 3.23.1" },
+  "unsafe-no-bwrap": { type: "boolean", hint: "" },
   help: { type: "boolean", short: "h", hint: "" },
 } as const satisfies Record<string, { type: "string" | "boolean"; short?: string; hint: string }>;
 type FlagName = keyof typeof FLAGS;
@@ -270,6 +288,22 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
     const incumbent = CANDIDATE_ARMS[candidate];
     if (!arms.includes(incumbent)) return { ok: false, error: { flag: "--arms", message: `--arms: ${candidate} needs its incumbent ${incumbent} in --arms: list ${incumbent} before it` } };
   }
+  // Reference §2.1: the CE flags come together, and only with a CE arm (an overlay run without --arms may add ce_review).
+  const cePluginDir = one("--ce-plugin-dir") === undefined ? null : path("--ce-plugin-dir", "");
+  const cePluginVersion = one("--ce-plugin-version") ?? null;
+  const ceArms = arms.filter(isCeArm);
+  if (ceArms.length > 0 && cePluginDir === null) return { ok: false, error: { flag: "--ce-plugin-dir", message: `--arms ${ceArms.join(" ")} needs --ce-plugin-dir <dir>: pass the Compound Engineering plugin checkout (and --ce-plugin-version), or drop the ce_* arms` } };
+  if ((ceArms.length > 0 || cePluginDir !== null) && cePluginVersion === null) return { ok: false, error: { flag: "--ce-plugin-version", message: "--ce-plugin-version is required with the CE plugin: pass the exact version its .claude-plugin/plugin.json declares, e.g. --ce-plugin-version 3.23.1" } };
+  if (cePluginVersion !== null && !isExactPluginVersion(cePluginVersion)) return { ok: false, error: { flag: "--ce-plugin-version", message: `--ce-plugin-version ${JSON.stringify(cePluginVersion)} is not an exact semantic version: pass e.g. 3.23.1 (no range, no v prefix)` } };
+  if (cePluginVersion !== null && cePluginDir === null) return { ok: false, error: { flag: "--ce-plugin-dir", message: "--ce-plugin-version needs --ce-plugin-dir <dir>: pass the plugin checkout too" } };
+  if (cePluginDir !== null && ceArms.length === 0 && armsExplicit) return { ok: false, error: { flag: "--ce-plugin-dir", message: "--ce-plugin-dir is only used by the ce_* arms: add ce_workflow, ce_workflow_direct or ce_review to --arms, or drop the CE flags" } };
+  if (cePluginDir !== null && !armsExplicit && candidateOverlay === null) return { ok: false, error: { flag: "--ce-plugin-dir", message: "--ce-plugin-dir is only used by the ce_* arms: pass --arms with ce_workflow, ce_workflow_direct or ce_review" } };
+  // Reference §6.8: host-unsafe is an explicit local choice for review arms only; CI never gets it.
+  const unsafeNoBwrap = switches.has("unsafe-no-bwrap") || context.unsafeNoBwrapEnv === "1";
+  const unsafeFlag = switches.has("unsafe-no-bwrap") ? "--unsafe-no-bwrap" : "UNSAFE_NO_BWRAP=1";
+  if (unsafeNoBwrap && context.ci !== undefined && context.ci !== "") return { ok: false, error: { flag: "--unsafe-no-bwrap", message: `${unsafeFlag} is forbidden when CI is set (CI=${context.ci}): CI runs measure inside bwrap only; drop the flag (and unset UNSAFE_NO_BWRAP)` } };
+  const unsafeOthers = arms.filter((arm) => !HOST_UNSAFE_ARMS.includes(arm));
+  if (unsafeNoBwrap && unsafeOthers.length > 0) return { ok: false, error: { flag: "--unsafe-no-bwrap", message: `${unsafeFlag} runs review arms only (${HOST_UNSAFE_ARMS.join(", ")}), never ${unsafeOthers.join(", ")}: pass --arms with review arms only, or drop the flag to run inside bwrap` } };
   const metric = one("--promotion-metric") ?? "cost_usd";
   if (!(PROMOTION_METRICS as readonly string[]).includes(metric)) return { ok: false, error: { flag: "--promotion-metric", message: `--promotion-metric ${JSON.stringify(metric)} is not one of ${PROMOTION_METRICS.join(", ")}` } };
   const minRuns = parseInteger("--promotion-min-runs", one("--promotion-min-runs") ?? "3", 1, 100, "pass --promotion-min-runs 1 or more");
@@ -324,6 +358,9 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       proposerModel,
       promotion: { metric: metric as PromotionMetric, minRuns, minImprovementPct, maxTaskRegressionPct },
       shard: shard === null ? null : shard.value,
+      cePluginDir,
+      cePluginVersion,
+      unsafeNoBwrap,
     },
   };
 }

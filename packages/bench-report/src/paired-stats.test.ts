@@ -75,6 +75,14 @@ describe("computeReportStats", () => {
     expect(find("t1", "baseline", "baseline")).toBeUndefined();
   });
 
+  it("pairs both review arms with the CE reviewer, and the CE reviewer with nothing of its own", () => {
+    const reviewRows = [0, 1].flatMap((run) => [row("r1", "ce_review", run, 0.02), row("r1", "review", run, 0.01), row("r1", "candidate_review", run, 0.015)]);
+    const comparisons = computeReportStats(reviewRows).comparisons;
+    const pairs = comparisons.filter((c) => c.task === "r1").map((c) => `${c.arm}~${c.reference}:${c.relation}`);
+    expect(pairs).toEqual(["review~ce_review:ce-comparator", "candidate_review~review:incumbent", "candidate_review~ce_review:ce-comparator"]);
+    expect(comparisons.find((c) => c.task === "r1" && c.arm === "review")?.cost_usd.estimate).toBeCloseTo(-0.01, 9);
+  });
+
   it("serialises canonically and reproducibly", () => {
     const text = formatReportStats(stats);
     expect(text).toBe(formatReportStats(computeReportStats(rows)));

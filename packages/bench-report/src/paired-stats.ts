@@ -1,7 +1,7 @@
 import { canonicalJson } from "@wfbench/digest";
 import { costOfRecord, isValidRow } from "@wfbench/promotion-gate";
 import { median, roundHalfEven } from "@wfbench/pycompat";
-import { isCandidateArm, isSupportedArm, resolveIncumbentArm, type ParsedRow } from "@wfbench/result-row";
+import { CE_ARMS, isCandidateArm, isCeArm, isSupportedArm, resolveIncumbentArm, type ParsedRow } from "@wfbench/result-row";
 
 /** Bootstrap resamples per interval: enough for stable 2.5/97.5 percentiles, cheap for n ≤ a few hundred pairs. */
 export const BOOTSTRAP_RESAMPLES = 2000;
@@ -26,7 +26,7 @@ export interface PairedComparison {
   readonly task: string | null;
   readonly arm: string;
   readonly reference: string;
-  readonly relation: "baseline" | "incumbent";
+  readonly relation: "baseline" | "incumbent" | "ce-comparator";
   readonly pairs: number;
   /** Median of (arm − reference) per pair: negative means the arm costs less. Cost of record, wall seconds, turns. */
   readonly cost_usd: PairedInterval;
@@ -143,7 +143,8 @@ function compare(task: string | null, arm: string, reference: string, relation: 
 }
 
 /**
- * Paired comparisons of every arm against `baseline` and every candidate arm against its incumbent, per task and with
+ * Paired comparisons of every arm against `baseline`, every candidate arm against its incumbent and every GitNexus arm
+ * against the CE comparator of its shape (review and candidate_review against ce_review), per task and with
  * every task pooled, paired by (task, run) over rows valid on both sides. Pure and deterministic (fixed-seed bootstrap);
  * trusts rows already parsed by the row contract; an arm without its reference yields no comparison.
  */
@@ -161,6 +162,10 @@ export function computeReportStats(rows: readonly ParsedRow[]): ReportStats {
   for (const arm of arms) {
     if (arm !== "baseline" && arms.includes("baseline")) references.push({ arm, reference: "baseline", relation: "baseline" });
     if (isSupportedArm(arm) && isCandidateArm(arm)) references.push({ arm, reference: resolveIncumbentArm(arm), relation: "incumbent" });
+    // The CE comparator is paired with every arm of its shape: ce_review with both review and candidate_review.
+    if (isSupportedArm(arm) && !isCeArm(arm) && arm !== "baseline") {
+      for (const ce of arms) if (isCeArm(ce) && CE_ARMS[ce] === resolveIncumbentArm(arm)) references.push({ arm, reference: ce, relation: "ce-comparator" });
+    }
   }
   const comparisons: PairedComparison[] = [];
   for (const { arm, reference, relation } of references) {

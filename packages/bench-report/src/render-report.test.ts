@@ -195,6 +195,20 @@ describe("renderReport", () => {
       expect(render([row("baseline", 0)], { upstream: "anthropic" })).not.toContain("Scripted demo model");
     });
 
+    it("opens with the no-security-boundary banner when any row ran host-unsafe, and only then", () => {
+      const text = render([row("review", 0, { sandbox_backend: "host-unsafe" }), row("review", 1, { sandbox_backend: "bwrap" })]);
+      expect(text).toContain("> **HOST-UNSAFE: no security boundary.**");
+      expect(text.indexOf("HOST-UNSAFE")).toBeLessThan(text.indexOf("| task | class | arm |"));
+      expect(render([row("review", 0, { sandbox_backend: "bwrap" })])).not.toContain("HOST-UNSAFE");
+    });
+
+    it("names the CE plugin version and digest the CE rows recorded", () => {
+      const digest = "a".repeat(64);
+      const text = render([row("ce_review", 0, { ce_plugin_version: "3.23.1", ce_plugin_manifest_digest: digest }), row("review", 0)]);
+      expect(text).toContain(`- Compound Engineering plugin: \`3.23.1\` (\`${digest}\`)`);
+      expect(render([row("review", 0)])).not.toContain("Compound Engineering plugin");
+    });
+
     it.each([
       ["aborted", "Sweep aborted: partial evidence; promotion is disabled."],
       ["cancelled", "Sweep cancelled: partial evidence; promotion is disabled."],

@@ -221,6 +221,13 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
   if (!parsed.ok) return parsed;
   const results = aggregateByTaskArm(parsed.value);
   const lines: string[] = ["# wfbench workflow benchmark", ""];
+  // Read from the rows, not the sweep's options, so a re-rendered report (wfbench report) says the same.
+  if (parsed.value.some((row) => row.sandbox_backend === "host-unsafe")) {
+    lines.push(
+      "> **HOST-UNSAFE: no security boundary.** These cells ran with `--unsafe-no-bwrap` (`sandbox_backend: host-unsafe`): every session, verify and oracle ran directly on the host as the harness user, with its files, network and credentials in reach. The read-only workspace was only emulated with file modes, which the agent can undo. Use these numbers for local review comparisons only; they are never promotion or CI evidence.",
+      "",
+    );
+  }
   if (provenance.upstream === "scripted") {
     lines.push(
       "> **Scripted demo model.** Every session below was played by the embedded scripted model (fixed trajectories), not by a language model. The run proves the pipeline (real CLI, sandbox, gateway, evidence, hidden oracle); its numbers say nothing about any skill.",
@@ -292,6 +299,8 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
   if (provenance.claudeCodeVersion !== null) lines.push(`- Claude Code CLI: \`${provenance.claudeCodeVersion}\``);
   lines.push(`- Selected tasks (${provenance.selectedTasks.length}): ${provenance.selectedTasks.join(", ")}`);
   lines.push(`- Skipped expensive tasks (${provenance.skippedExpensiveTasks.length}): ${provenance.skippedExpensiveTasks.length === 0 ? "none" : provenance.skippedExpensiveTasks.join(", ")}`);
+  const cePlugins = [...new Set(parsed.value.filter((row) => typeof row.ce_plugin_version === "string").map((row) => `\`${String(row.ce_plugin_version)}\` (\`${String(row.ce_plugin_manifest_digest)}\`)`))];
+  if (cePlugins.length > 0) lines.push(`- Compound Engineering plugin: ${cePlugins.join(", ")}`);
   if (provenance.status === "aborted") lines.push("", "Sweep aborted: partial evidence; promotion is disabled.");
   if (provenance.status === "cancelled") lines.push("", "Sweep cancelled: partial evidence; promotion is disabled.");
   lines.push("");

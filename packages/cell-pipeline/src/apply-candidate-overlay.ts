@@ -59,9 +59,9 @@ async function writeOne(workspace: string, file: CandidateOverlayFile): Promise<
  * commit so the overlay becomes the diff base. Trusts the files (readCandidateOverlay checked them); throws
  * CellPipelineError(CELL_PIPELINE_OVERLAY_FAILED) when a destination is unsafe, the overlay changes nothing, or git fails.
  */
-export async function applyCandidateOverlay(workspace: string, files: readonly CandidateOverlayFile[], timeoutMs: number, signal?: AbortSignal): Promise<void> {
+export async function applyCandidateOverlay(workspace: string, files: readonly CandidateOverlayFile[], timeoutMs: number, signal?: AbortSignal, sandbox: typeof runSandboxed = runSandboxed): Promise<void> {
   for (const file of files) await writeOne(workspace, file);
-  const result = await runSandboxed(
+  const result = await sandbox(
     { workspace: { hostPath: workspace, mode: "rw" }, env: { ...buildSandboxEnv(), ...COMMIT_ENV }, network: { mode: "none" } },
     ["/bin/sh", "-c", COMMIT_SCRIPT, "sh", ...files.map((f) => f.path)],
     { timeoutMs, ...(signal === undefined ? {} : { signal }) },

@@ -62,8 +62,33 @@ describe("listArmSkills / isSupportedArm", () => {
   it("accepts only the arms this pipeline runs", () => {
     expect(isSupportedArm("workflow_direct")).toBe(true);
     expect(isSupportedArm("review")).toBe(true);
-    expect(isSupportedArm("ce_review")).toBe(false);
+    expect(isSupportedArm("ce_review")).toBe(true);
     expect(isSupportedArm("Baseline")).toBe(false);
+  });
+});
+
+describe("CE comparator arms (reference §3.6)", () => {
+  it.each([
+    ["ce_workflow", "workflow", ["ce-plan", "ce-work"]],
+    ["ce_workflow_direct", "workflow_direct", ["ce-work"]],
+    ["ce_review", "review", ["ce-code-review"]],
+  ] as const)("%s plays %s's session shapes naming the plugin's skills", (arm, shape, skills) => {
+    const ce = buildArmSessions(arm, "Fix it.", SKILLS, "docs/plans/p.md");
+    const gitnexus = buildArmSessions(shape, "Fix it.", SKILLS, "docs/plans/p.md");
+    expect(ce.map((session) => session.phase)).toEqual(gitnexus.map((session) => session.phase));
+    expect(ce.map((session) => session.expectedSkill)).toEqual(skills);
+    for (const [index, session] of ce.entries()) {
+      const skill = skills[index] ?? "";
+      expect(session.prompt).toMatch(new RegExp(`^Use the compound-engineering:${skill} skill \\(compound-engineering plugin\\) `, "u"));
+      // Everything after the skill's name is the GitNexus arm's prompt word for word.
+      const gitnexusPrompt = gitnexus[index]?.prompt ?? "";
+      expect(session.prompt.slice(session.prompt.indexOf(" skill (compound-engineering plugin) ") + " skill (compound-engineering plugin) ".length)).toBe(gitnexusPrompt.slice(gitnexusPrompt.indexOf(" skill ") + " skill ".length));
+      expect(session).toMatchObject({ disallowSkill: false, allowEdit: gitnexus[index]?.allowEdit });
+    }
+    // The plugin's skills are not repository skills: nothing in the workspace is fingerprinted for a CE arm.
+    expect(listArmSkills(arm, SKILLS)).toEqual([]);
+    expect(isArmForTask(arm, shape === "review")).toBe(true);
+    expect(isArmForTask(arm, shape !== "review")).toBe(false);
   });
 });
 

@@ -1,9 +1,16 @@
 import { buildReviewPromptContract } from "@wfbench/review-scoring";
-import { IMPLEMENTATION_ARMS, REVIEW_ARMS, resolveIncumbentArm, type Arm } from "@wfbench/result-row";
+import { IMPLEMENTATION_ARMS, REVIEW_ARMS, isCeArm, resolveIncumbentArm, type Arm } from "@wfbench/result-row";
 import type { SuiteSkills } from "@wfbench/task-suite";
 
 // The arm vocabulary is the row contract's; this module adds what the pipeline does with each arm.
-export { isCandidateArm, isSupportedArm, resolveIncumbentArm } from "@wfbench/result-row";
+export { isCandidateArm, isCeArm, isSupportedArm, resolveIncumbentArm } from "@wfbench/result-row";
+
+/** The in-sandbox mount point of the frozen CE plugin snapshot (reference §6.1 SANDBOX_CE_PLUGIN), handed to --plugin-dir. */
+export const SANDBOX_CE_PLUGIN = "/opt/compound-engineering-plugin";
+/** The CE plugin's name: its skills are invoked as `compound-engineering:<skill>`. */
+const CE_PLUGIN_PREFIX = "compound-engineering";
+/** The CE plugin's skills that stand in for the suite's plan, work and review skills (reference §3.6). */
+export const CE_SKILLS: SuiteSkills = { plan: "ce-plan", work: "ce-work", review: "ce-code-review" };
 
 /** Where plan documents live (reference §6.6). */
 export const PLAN_DIR = "docs/plans";
@@ -30,8 +37,13 @@ export function isArmForTask(arm: Arm, reviewTask: boolean): boolean {
   return reviewTask ? REVIEW_ARMS.includes(logic) : IMPLEMENTATION_ARMS.includes(logic);
 }
 
-/** The evaluated skills of an arm (Appendix B `EVALUATED_ARM_SKILLS`, a candidate arm's are its incumbent's); empty for baselines. */
+/**
+ * The evaluated skills of an arm (Appendix B `EVALUATED_ARM_SKILLS`, a candidate arm's are its incumbent's): the
+ * repository skills the cell must keep intact. Empty for baselines and for CE arms, whose skills come from the
+ * read-only plugin mount instead.
+ */
 export function listArmSkills(requested: Arm, skills: SuiteSkills): readonly string[] {
+  if (isCeArm(requested)) return [];
   const arm = resolveIncumbentArm(requested);
   if (arm === "workflow") return [skills.plan, skills.work];
   if (arm === "workflow_direct") return [skills.work];
@@ -43,14 +55,18 @@ export function listArmSkills(requested: Arm, skills: SuiteSkills): readonly str
  * The sessions of an arm with their prompts (reference §3.6 structure, own wording). The workflow work prompt needs
  * the plan path, known only after the plan session; pass it once found. Trusts the task text as the same for every arm.
  */
-export function buildArmSessions(requested: Arm, task: string, skills: SuiteSkills, planPath?: string): readonly SessionSpec[] {
-  // A candidate arm plays its incumbent's sessions word for word: only the skill files differ.
+export function buildArmSessions(requested: Arm, task: string, suiteSkills: SuiteSkills, planPath?: string): readonly SessionSpec[] {
+  // A candidate arm plays its incumbent's sessions word for word: only the skill files differ. A CE arm plays the
+  // same shapes naming the plugin's skills; the expected skill is the bare name (the stream check drops the prefix).
   const arm = resolveIncumbentArm(requested);
+  const ce = isCeArm(requested);
+  const skills = ce ? CE_SKILLS : suiteSkills;
+  const name = (skill: string): string => (ce ? `${CE_PLUGIN_PREFIX}:${skill} skill (compound-engineering plugin)` : `${skill} skill`);
   if (arm === "review") {
     return [
       {
         phase: "review",
-        prompt: `Use the ${skills.review} skill to review the local uncommitted changes in this repository. ${task}\n\nHeadless run: nobody will answer questions. The workspace is read-only; do not post to GitHub or anywhere external.\n\n${buildReviewPromptContract()}`,
+        prompt: `Use the ${name(skills.review)} to review the local uncommitted changes in this repository. ${task}\n\nHeadless run: nobody will answer questions. The workspace is read-only; do not post to GitHub or anywhere external.\n\n${buildReviewPromptContract()}`,
         expectedSkill: skills.review,
         disallowSkill: false,
         allowEdit: false,
@@ -70,7 +86,7 @@ export function buildArmSessions(requested: Arm, task: string, skills: SuiteSkil
   }
   const direct: SessionSpec = {
     phase: "work",
-    prompt: `Use the ${skills.work} skill for: ${task}\n\nThe user declines a separate planning pass: execute in direct mode.\n\n${HEADLESS_VERIFY}`,
+    prompt: `Use the ${name(skills.work)} for: ${task}\n\nThe user declines a separate planning pass: execute in direct mode.\n\n${HEADLESS_VERIFY}`,
     expectedSkill: skills.work,
     disallowSkill: false,
     allowEdit: true,
@@ -78,14 +94,14 @@ export function buildArmSessions(requested: Arm, task: string, skills: SuiteSkil
   if (arm === "workflow_direct") return [direct];
   const plan: SessionSpec = {
     phase: "plan",
-    prompt: `Use the ${skills.plan} skill for: ${task}\n\nHeadless run: nobody will answer questions, and the plan document under ${PLAN_DIR}/ is the deliverable.`,
+    prompt: `Use the ${name(skills.plan)} for: ${task}\n\nHeadless run: nobody will answer questions, and the plan document under ${PLAN_DIR}/ is the deliverable.`,
     expectedSkill: skills.plan,
     disallowSkill: false,
     allowEdit: true,
   };
   const work: SessionSpec = {
     phase: "work",
-    prompt: `Use the ${skills.work} skill to execute the plan at ${planPath ?? `${PLAN_DIR}/<plan>`}. Report the Definition of Done status at the end.\n\n${HEADLESS_VERIFY}`,
+    prompt: `Use the ${name(skills.work)} to execute the plan at ${planPath ?? `${PLAN_DIR}/<plan>`}. Report the Definition of Done status at the end.\n\n${HEADLESS_VERIFY}`,
     expectedSkill: skills.work,
     disallowSkill: false,
     allowEdit: true,

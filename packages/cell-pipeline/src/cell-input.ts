@@ -6,6 +6,21 @@ import type { ResolvedSource, SuiteSkills, Task } from "@wfbench/task-suite";
 import type { CandidateOverlayFile } from "./read-candidate-overlay.js";
 import type { SessionSandbox } from "./run-session.js";
 
+/** The frozen CE plugin snapshot a CE arm's sessions load (plugin-snapshot output, already checked against §6.9). */
+export interface CellCePlugin {
+  /** Host path of the 0555 snapshot, bound read-only at SANDBOX_CE_PLUGIN. */
+  readonly hostPath: string;
+  readonly version: string;
+  /** `ce_plugin_manifest_digest`: canonical JSON + sha256 of the snapshot's file list. */
+  readonly manifestDigest: string;
+}
+
+/** Which backend runs every process of the cell: bwrap, or the host-unsafe one (no isolation, review arms only). */
+export interface CellBackend {
+  readonly kind: "bwrap" | "host-unsafe";
+  readonly run: SessionSandbox;
+}
+
 /** The gateway as a cell sees it: one minted token per cell, revoked when the model is done, then summarised. */
 export interface CellGateway {
   readonly hostSocketPath: string;
@@ -47,4 +62,8 @@ export interface RunCellInput {
   readonly overlay?: { readonly files: readonly CandidateOverlayFile[]; readonly digest: string };
   /** The sandbox the model sessions run in (default `runSandboxed`); a test seam, never set by the runner. */
   readonly sessionSandbox?: SessionSandbox;
+  /** The CE plugin snapshot; required for CE arms, ignored by the others. */
+  readonly cePlugin?: CellCePlugin;
+  /** The backend of every process the cell starts (default bwrap); host-unsafe is recorded in the row. */
+  readonly backend?: CellBackend;
 }

@@ -1,5 +1,5 @@
 import type { ResultRowFields } from "@wfbench/result-row";
-import { isCandidateArm } from "@wfbench/result-row";
+import { isCandidateArm, isCeArm } from "@wfbench/result-row";
 import { digestTaskPrompt } from "@wfbench/task-suite";
 import type { RunCellInput } from "./cell-input.js";
 
@@ -7,7 +7,8 @@ import type { RunCellInput } from "./cell-input.js";
 export type CellDraft = Omit<ResultRowFields, "recorded_at">;
 
 /** What the empty row of a cell is made of (a RunCellInput is one). */
-export type EmptyRowInput = Pick<RunCellInput, "arm" | "run" | "model" | "effort" | "proposerModel" | "upstream" | "overlay"> & {
+export type EmptyRowInput = Pick<RunCellInput, "arm" | "run" | "model" | "effort" | "proposerModel" | "upstream" | "overlay" | "cePlugin"> & {
+  readonly backend?: Pick<NonNullable<RunCellInput["backend"]>, "kind">;
   readonly task: Pick<RunCellInput["task"], "id" | "ref" | "class" | "prompt">;
   readonly source: Pick<RunCellInput["source"], "sha"> & Partial<Pick<RunCellInput["source"], "assets">>;
   readonly template: Pick<RunCellInput["template"], "sanitizedSha">;
@@ -84,7 +85,7 @@ export function emptyRow(input: EmptyRowInput): CellDraft {
     task: task.id,
     class: task.class,
     run,
-    sandbox_backend: "bwrap",
+    sandbox_backend: input.backend?.kind ?? "bwrap",
     // Null for a task that declares no sandbox_copy / sandbox_dependencies (nothing was captured).
     task_asset_snapshot_digest: input.source.assets?.snapshotDigest ?? null,
     task_asset_manifest_digest: input.source.assets?.manifestDigest ?? null,
@@ -92,6 +93,8 @@ export function emptyRow(input: EmptyRowInput): CellDraft {
     sandbox_dependency_manifest_digest: input.source.assets?.dependencyManifestDigest ?? null,
     sanitized_graph_snapshot_digest: null,
     sanitized_graph_manifest_digest: null,
+    // CE rows say which plugin release and which exact bytes the comparator ran (reuse and reports match on both).
+    ...(isCeArm(arm) ? { ce_plugin_version: input.cePlugin?.version ?? null, ce_plugin_manifest_digest: input.cePlugin?.manifestDigest ?? null } : {}),
   };
 }
 

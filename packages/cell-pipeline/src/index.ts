@@ -1,6 +1,6 @@
 export { CellPipelineError, isCellPipelineError } from "./errors.js";
 export type { CellPipelineErrorCode } from "./errors.js";
-export { HEADLESS_VERIFY, PLAN_DIR, buildArmSessions, isArmForTask, listArmSkills } from "./arms.js";
+export { CE_SKILLS, HEADLESS_VERIFY, PLAN_DIR, SANDBOX_CE_PLUGIN, buildArmSessions, isArmForTask, listArmSkills } from "./arms.js";
 export type { SessionSpec } from "./arms.js";
 export { OVERLAY_LIMITS, checkCandidatePath, listSuiteSkills, readCandidateOverlay } from "./read-candidate-overlay.js";
 export type { CandidateOverlay, CandidateOverlayFile, OverlayRefusal, OverlayRule } from "./read-candidate-overlay.js";
@@ -16,7 +16,7 @@ export type { SessionContext, SessionRecord, SessionSandbox } from "./run-sessio
 export { summarizeSessions } from "./summarize-sessions.js";
 export type { SessionSums } from "./summarize-sessions.js";
 export { runCell } from "./run-cell.js";
-export type { CellGateway, RunCellInput } from "./cell-input.js";
+export type { CellBackend, CellCePlugin, CellGateway, RunCellInput } from "./cell-input.js";
 export { REVIEW_ORACLE_OUTPUT, copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
 export type { ReviewArtifactOutcome } from "./score-review-artifact.js";
 export { buildSessionMcp, McpServerDeclarationSchema, SANDBOX_BWRAP } from "./build-mcp-config.js";

@@ -47,8 +47,13 @@ export function buildWorkspaceGitEnvForSandbox(): Record<string, string> {
   return buildWorkspaceGitEnv({ gitDir: `${SANDBOX_WORKSPACE}/.git`, workTree: SANDBOX_WORKSPACE });
 }
 
+/** Runs one sandboxed command: `runSandboxed` (bwrap) or the host-unsafe backend's `run`. */
+export type WorkspaceSandbox = typeof runSandboxed;
+
 interface GitView {
   readonly workspace: string;
+  /** The cell's backend; bwrap when absent. */
+  readonly sandbox?: WorkspaceSandbox | undefined;
   /** Private host directory seen as the sandbox's /tmp; holds the harness's own index. Null: a tmpfs, no index. */
   readonly scratch: string | null;
 }
@@ -67,7 +72,7 @@ async function runGit(view: GitView, argv: readonly string[], call: GitCall = {}
   // Objects git must write (the empty blob of an intent-to-add entry) go to the scratch store, never the workspace.
   const scratchStore = view.scratch === null ? {} : { GIT_OBJECT_DIRECTORY: `${SANDBOX_TMP}/objects`, GIT_ALTERNATE_OBJECT_DIRECTORIES: `${SANDBOX_WORKSPACE}/.git/objects` };
   const env = { ...buildWorkspaceGitEnvForSandbox(), ...scratchStore, GIT_INDEX_FILE: `${SANDBOX_TMP}/index`, HOME: SANDBOX_HOME, PATH: "/usr/bin:/bin" };
-  const result = await runSandboxed(
+  const result = await (view.sandbox ?? runSandboxed)(
     { workspace: { hostPath: view.workspace, mode: "ro" }, tmpHostPath: view.scratch, env, network: { mode: "none" } },
     [GIT_PATH, ...argv],
     {
@@ -117,10 +122,10 @@ interface DiffView extends GitView {
  * assume-unchanged, untracked ones left out) and nested repositories (left out), which are returned as undiffed.
  * A tracked file over the bound with the base's size is hashed on the host and is undiffed only if it changed.
  */
-async function openDiffView(workspace: string, baseSha: string, privateRoot: string, signal: AbortSignal | undefined): Promise<DiffView> {
+async function openDiffView(workspace: string, baseSha: string, privateRoot: string, signal: AbortSignal | undefined, sandbox: WorkspaceSandbox | undefined): Promise<DiffView> {
   const scratch = await mkdtemp(join(privateRoot, "git-view-"));
   await mkdir(join(scratch, "objects"));
-  const view = { workspace, scratch };
+  const view = { workspace, scratch, sandbox };
   try {
     await runGit(view, ["read-tree", baseSha], { signal });
     const undiffed: UndiffedEntry[] = [];
@@ -201,8 +206,8 @@ export function formatUndiffedMarker(entry: UndiffedEntry): string {
  * digest), preceded by the marker lines of the undiffed entries outside them. Reads only the harness-built `.git`
  * through sandboxed git with the workspace read-only, so nothing the agent configured runs or hides a change.
  */
-export async function digestWorkspaceDiff(workspace: string, baseSha: string, privateRoot: string, signal?: AbortSignal): Promise<string> {
-  const view = await openDiffView(workspace, baseSha, privateRoot, signal);
+export async function digestWorkspaceDiff(workspace: string, baseSha: string, privateRoot: string, signal?: AbortSignal, sandbox?: WorkspaceSandbox): Promise<string> {
+  const view = await openDiffView(workspace, baseSha, privateRoot, signal, sandbox);
   try {
     const diff = await runGit(view, [...DIFF, "--binary", baseSha, "--", ".", ...CHURN_EXCLUDES], { maxStdoutBytes: 1024 * 1024 * 1024, signal });
     const markers = view.undiffed.filter((entry) => inChurn(entry.path)).map(formatUndiffedMarker).join("");
@@ -217,8 +222,8 @@ export async function digestWorkspaceDiff(workspace: string, baseSha: string, pr
  * `.git/HEAD` on the host: a task's `setup` is untrusted and could leave HEAD a symbolic ref or a symlink to a host file.
  * @throws {CellPipelineError} CELL_PIPELINE_WORKSPACE_FAILED when git fails or answers something other than a commit id.
  */
-export async function readWorkspaceHead(workspace: string, signal?: AbortSignal): Promise<string> {
-  const out = await runGit({ workspace, scratch: null }, ["rev-parse", "--verify", "--end-of-options", "HEAD^{commit}"], { maxStdoutBytes: 256, signal });
+export async function readWorkspaceHead(workspace: string, signal?: AbortSignal, sandbox?: WorkspaceSandbox): Promise<string> {
+  const out = await runGit({ workspace, scratch: null, sandbox }, ["rev-parse", "--verify", "--end-of-options", "HEAD^{commit}"], { maxStdoutBytes: 256, signal });
   const sha = out.stdout.toString("utf8").trim();
   if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/u.test(sha)) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `git rev-parse HEAD answered ${JSON.stringify(sha.slice(0, 80))}, not a commit id`);
   return sha;
@@ -251,8 +256,8 @@ export interface WorkspaceMeasurement {
  * the workspace read-only. Files over MAX_DIFF_FILE_BYTES and nested repositories are never read by git: each is a
  * marker line in the patch and one changed file in the churn (its line counts are unknown, so none are added).
  */
-export async function measureWorkspace(workspace: string, baseSha: string, privateRoot: string, signal?: AbortSignal): Promise<WorkspaceMeasurement> {
-  const view = await openDiffView(workspace, baseSha, privateRoot, signal);
+export async function measureWorkspace(workspace: string, baseSha: string, privateRoot: string, signal?: AbortSignal, sandbox?: WorkspaceSandbox): Promise<WorkspaceMeasurement> {
+  const view = await openDiffView(workspace, baseSha, privateRoot, signal, sandbox);
   try {
     const stat = await runGit(view, [...DIFF, "--shortstat", baseSha, "--", ".", ...CHURN_EXCLUDES], { maxStdoutBytes: 1 << 16, signal });
     const diff = await runGit(view, [...DIFF, "--binary", baseSha, "--", "."], { maxStdoutBytes: MAX_PATCH_BYTES, signal });

@@ -23,13 +23,13 @@ const VERIFY_TAIL_CHARS = 4000;
 /** The review artifact's in-sandbox path under both env names (WFBENCH_* and the original GITNEXUS_BENCH_* alias). */
 const REVIEW_OUTPUT_ENV = { [REVIEW_OUTPUT_ENV_VAR]: SANDBOX_REVIEW_OUTPUT_PATH, WFBENCH_REVIEW_OUTPUT: SANDBOX_REVIEW_OUTPUT_PATH };
 
-async function runVerify(prepared: PreparedCell, command: string, timeoutMs: number, signal?: AbortSignal, reviewOutputDir?: string): Promise<{ passed: boolean; output: string }> {
+async function runVerify(prepared: PreparedCell, command: string, timeoutMs: number, sandbox: typeof runSandboxed, signal?: AbortSignal, reviewOutputDir?: string): Promise<{ passed: boolean; output: string }> {
   const workspace = prepared.workspace;
   // Review verify reads the artifact through a read-only mount of its directory (reference §6.2).
   const mounts: Mount[] = [...prepared.dependencyMounts, ...(reviewOutputDir === undefined ? [] : [{ source: reviewOutputDir, target: SANDBOX_REVIEW_OUTPUT, mode: "ro" as const }])];
   const base = { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() };
   const env = reviewOutputDir === undefined ? base : { ...base, ...REVIEW_OUTPUT_ENV };
-  const result = await runSandboxed(
+  const result = await sandbox(
     { workspace: { hostPath: workspace, mode: "ro" }, mounts, tmpfs: [...prepared.dependencyTmpfs], env, network: { mode: "none" } },
     ["/bin/sh", "-c", command],
     { timeoutMs, maxStdoutBytes: 1024 * 1024, ...(signal === undefined ? {} : { signal }) },
@@ -109,11 +109,12 @@ function isRefusal(error: unknown): error is CellPipelineError {
 export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Promise<Measurement> {
   const { input, prepared, secrets } = cell;
   const { workspace, baseSha } = prepared;
+  const sandbox = input.backend?.run ?? runSandboxed;
   // Every git from here on (verify, oracle, churn, patch, digest) reads the harness's copy, never the session's .git.
   await resetWorkspaceGit(workspace, prepared.harnessGit, prepared.privateRoot);
   const skillsAfter = await computeSkillFingerprint(workspace, cell.evaluatedSkills).catch(() => "unreadable");
 
-  const verify = await timePhase(draft, "verify", () => runVerify(prepared, input.task.verify, input.timeoutMs, input.signal, cell.reviewDir ?? undefined));
+  const verify = await timePhase(draft, "verify", () => runVerify(prepared, input.task.verify, input.timeoutMs, sandbox, input.signal, cell.reviewDir ?? undefined));
   const verifyOutput = redactText(verify.output, secrets);
   recordFields(draft, { authored_tests_passed: verify.passed, authored_test_output: verifyOutput, verify_output: verifyOutput });
   let verdict: { passed: boolean; output: string };
@@ -134,7 +135,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
       verdict = await timePhase(draft, "oracle", () => runHiddenOracle(input.oracle, {
         workspaceDir: workspace,
         privateRoot: prepared.privateRoot,
-        runner: createBwrapOracleRunner({ env: { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() }, mounts: prepared.dependencyMounts, tmpfs: prepared.dependencyTmpfs }),
+        runner: createBwrapOracleRunner({ env: { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() }, mounts: prepared.dependencyMounts, tmpfs: prepared.dependencyTmpfs, runSandboxed: sandbox }),
         timeoutMs: input.timeoutMs,
         ...(input.signal === undefined ? {} : { signal: input.signal }),
       }));
@@ -152,7 +153,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
   let diffAfter: string;
   const captureStarted = performance.now();
   try {
-    const { churn, patch, undiffed } = await measureWorkspace(workspace, baseSha, prepared.privateRoot, input.signal);
+    const { churn, patch, undiffed } = await measureWorkspace(workspace, baseSha, prepared.privateRoot, input.signal, sandbox);
     recordFields(draft, { diff_files: churn.files, diff_insertions: churn.insertions, diff_deletions: churn.deletions });
     // Entries git was not allowed to read are counted in the churn; the row says which, so nothing is hidden silently.
     if (undiffed.length > 0) {
@@ -165,7 +166,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
     draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, stored);
     // The churn fingerprint the contamination alarm compares across arms: the bytes the patch file holds.
     draft.diff_digest = sha256Hex(stored);
-    diffAfter = await digestWorkspaceDiff(workspace, baseSha, prepared.privateRoot, input.signal);
+    diffAfter = await digestWorkspaceDiff(workspace, baseSha, prepared.privateRoot, input.signal, sandbox);
   } catch (error) {
     // The same git read this workspace before the session (prepareCell), so a refusal now is what the candidate left.
     if (!isRefusal(error)) throw error;

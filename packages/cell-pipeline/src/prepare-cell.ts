@@ -62,6 +62,8 @@ async function privateDir(path: string): Promise<string> {
  */
 export async function prepareCell(input: RunCellInput, cellRoot: string, draft: CellDraft, secrets: readonly string[], evaluatedSkills: readonly string[]): Promise<PreparedCell | SetupFailed> {
   const signal = input.signal === undefined ? {} : { signal: input.signal };
+  // Every process of the cell runs on the cell's backend (host-unsafe only for review arms, chosen by the app).
+  const sandbox = input.backend?.run ?? runSandboxed;
   const home = await privateDir(join(cellRoot, "home"));
   await mkdir(join(home, ".claude"), { mode: 0o700 });
   const tmp = await privateDir(join(cellRoot, "tmp"));
@@ -83,22 +85,22 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
     if (input.task.setup !== null) {
       // Taken before setup: a setup that rewrites the evaluated skills would otherwise measure skills nobody chose.
       const baseSkillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
-      const setup = await runSandboxed({ workspace: { hostPath: workspace, mode: "rw" }, mounts: dependencyMounts, tmpfs: dependencyTmpfs, env: buildSandboxEnv(), network: { mode: "none" } }, ["/bin/sh", "-lc", input.task.setup], { timeoutMs: SETUP_TIMEOUT_MS, ...signal });
+      const setup = await sandbox({ workspace: { hostPath: workspace, mode: "rw" }, mounts: dependencyMounts, tmpfs: dependencyTmpfs, env: buildSandboxEnv(), network: { mode: "none" } }, ["/bin/sh", "-lc", input.task.setup], { timeoutMs: SETUP_TIMEOUT_MS, ...signal });
       if (!setup.ok) return { ok: false, detail: `setup ${setup.state} (exit ${String(setup.exitCode)}): ${redactText(setup.stderrTail.slice(-1500), secrets)}` };
       const afterSetup = await computeSkillFingerprint(workspace, evaluatedSkills).catch((error: unknown) => `unreadable (${(error as Error).message})`);
       if (afterSetup !== baseSkillDigest) {
         return { ok: false, detail: `setup changed the evaluated skills (.claude/skills/{${evaluatedSkills.join(",")}} fingerprint ${baseSkillDigest} became ${redactText(String(afterSetup), secrets)}): a task's setup must leave the skills under test alone` };
       }
     }
-    if (isCandidateArm(input.arm) && input.overlay !== undefined) await applyCandidateOverlay(workspace, input.overlay.files, input.timeoutMs, input.signal);
-    const baseSha = await readWorkspaceHead(workspace, input.signal);
+    if (isCandidateArm(input.arm) && input.overlay !== undefined) await applyCandidateOverlay(workspace, input.overlay.files, input.timeoutMs, input.signal, sandbox);
+    const baseSha = await readWorkspaceHead(workspace, input.signal, sandbox);
     draft.variant_head_sha = baseSha;
     // Setup is untrusted too: from here on the workspace's .git is the harness's rebuilt one, before and after sessions.
     const harnessGit = await buildHarnessGitDir({ checkout: workspace, dest: join(privateRoot, "harness-git"), headSha: baseSha, objectFormat: input.template.manifest.object_format });
     await resetWorkspaceGit(workspace, harnessGit, privateRoot);
     const skillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
     draft.skill_digest = skillDigest;
-    const diffBefore = await digestWorkspaceDiff(workspace, baseSha, privateRoot, input.signal);
+    const diffBefore = await digestWorkspaceDiff(workspace, baseSha, privateRoot, input.signal, sandbox);
     return { ok: true, workspace, home, tmp, privateRoot, baseSha, skillDigest, diffBefore, harnessGit, settingsStub, dependencyMounts, dependencyTmpfs };
   } finally {
     recordPhase(draft, "setup", performance.now() - setupStarted);

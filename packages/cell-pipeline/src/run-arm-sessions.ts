@@ -11,6 +11,7 @@ import { diffPlanDocuments, listPlanDocuments } from "./inspect-workspace.js";
 import { runSession, type SessionContext, type SessionRecord } from "./run-session.js";
 import { createSessionDirs, resetWorkspaceGit } from "./session-dirs.js";
 import { checkPhaseWorkspace, snapshotWorkspace } from "./snapshot-workspace.js";
+import { prepareReviewWorkspace, removeReviewPlaceholders } from "./prepare-review-workspace.js";
 
 /**
  * What the sessions of a cell have measured so far. Filled in while they run, so a harness failure after a session
@@ -48,6 +49,8 @@ export interface ArmSessionsInput {
   readonly progress: SessionProgress;
   /** The harness's own git directory: a fresh copy becomes the workspace's `.git` before each later session. */
   readonly harnessGit?: HarnessGitDir;
+  /** Review arms under bwrap: create the §6.5 workspace placeholders before the session (never on the host backend). */
+  readonly reviewPlaceholders?: boolean;
 }
 
 /**
@@ -114,11 +117,14 @@ const runReview: ArmStrategy = async (input, specs) => {
   // artifact after the session means "never written".
   const reviewDir = join(input.privateRoot, "review-output");
   await mkdir(reviewDir, { mode: 0o700 });
+  // Before the snapshot, so the placeholders are part of the workspace the session must hand back unchanged.
+  const placeholders = input.reviewPlaceholders === true ? await prepareReviewWorkspace(workspace, input.privateRoot) : null;
   const snapshotBefore = await snapshotWorkspace(workspace);
   if (!snapshotBefore.ok) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `before the review session: ${snapshotBefore.error}`);
   progress.sessions.push(await runFreshSession(input, reviewSpec, { reviewOutputHostPath: reviewDir }));
   const snapshotAfter = await snapshotWorkspace(workspace);
   const boundary = snapshotAfter.ok ? checkPhaseWorkspace(snapshotBefore.value, snapshotAfter.value, null) : { ok: false as const, error: `after the review session: ${snapshotAfter.error}` };
+  if (placeholders !== null) await removeReviewPlaceholders(workspace, placeholders);
   return { planProduced: true, planFailure: null, reviewFailure: boundary.ok ? null : `the review session changed the workspace: ${boundary.error}`, reviewDir };
 };
 

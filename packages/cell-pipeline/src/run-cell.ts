@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { isSanitizerError } from "@wfbench/clone-sanitizer";
 import { removeTree } from "@wfbench/durable-fs";
 import { ORACLE_OUTPUT, isOracleError } from "@wfbench/oracle-snapshot";
-import { buildResultRow, isCandidateArm, resolveIncumbentArm, type ResultRow } from "@wfbench/result-row";
+import { buildResultRow, isCandidateArm, isCeArm, resolveIncumbentArm, type ResultRow } from "@wfbench/result-row";
 import { isSandboxError } from "@wfbench/sandbox-bwrap";
 import { isEvidenceError, redactText } from "@wfbench/stream-json-evidence";
 import { buildArmSessions, listArmSkills } from "./arms.js";
@@ -155,6 +155,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
   // A candidate arm runs its incumbent's logic; only the skill files in the cell differ.
   const logic = resolveIncumbentArm(arm);
   if (isCandidateArm(arm) && input.overlay === undefined) throw new TypeError(`arm ${arm} needs a candidate overlay`);
+  if (isCeArm(arm) && input.cePlugin === undefined) throw new TypeError(`arm ${arm} needs the CE plugin snapshot`);
   const cellId = `${task.id}/${arm}/run${run}`;
   const label = `${task.id}-${arm}-run${run}`;
   const token = input.gateway.mintCellToken(cellId);
@@ -242,7 +243,8 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       contaminationSkill: input.skills.work,
       secrets,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
-      ...(input.sessionSandbox === undefined ? {} : { sandbox: input.sessionSandbox }),
+      ...(input.sessionSandbox === undefined ? (input.backend === undefined ? {} : { sandbox: input.backend.run }) : { sandbox: input.sessionSandbox }),
+      ...(isCeArm(arm) && input.cePlugin !== undefined ? { cePluginHostPath: input.cePlugin.hostPath } : {}),
     };
     sessionsStarted = true;
     const outcome = await runArmSessions(logic, {
@@ -256,6 +258,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       context,
       progress,
       harnessGit: prepared.harnessGit,
+      reviewPlaceholders: (input.backend?.kind ?? "bwrap") === "bwrap",
     });
     await gateway.revoke();
 

@@ -6,7 +6,7 @@ import { SANDBOX_GATEWAY_SOCKET, SANDBOX_WORKSPACE, runSandboxed, type Mount } f
 import { recordSessionEvidence, type RecordedSession } from "@wfbench/stream-json-evidence";
 import { buildCliGatewayEnv } from "@wfbench/litellm-gateway";
 import { SANDBOX_REVIEW_OUTPUT } from "@wfbench/review-scoring";
-import type { SessionSpec } from "./arms.js";
+import { SANDBOX_CE_PLUGIN, type SessionSpec } from "./arms.js";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import { CellPipelineError } from "./errors.js";
 
@@ -42,6 +42,8 @@ export interface SessionContext {
   /** The task's dependencies, read-only at /workspace/<target> (reference §6.2 mount 1), and their `.vite-temp` tmpfs. */
   readonly dependencyMounts?: readonly Mount[];
   readonly dependencyTmpfs?: readonly string[];
+  /** CE arms only: host path of the frozen CE plugin snapshot, bound read-only at SANDBOX_CE_PLUGIN and loaded with --plugin-dir. */
+  readonly cePluginHostPath?: string;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     ...(context.dependencyMounts ?? []),
     { source: context.claudePath, target: SANDBOX_CLAUDE, mode: "ro" },
     { source: context.shellPrefixPath, target: SANDBOX_SHELL_PREFIX, mode: "ro" },
+    ...(context.cePluginHostPath === undefined ? [] : [{ source: context.cePluginHostPath, target: SANDBOX_CE_PLUGIN, mode: "ro" as const }]),
   ];
   const review = spec.phase === "review";
   await assertSettingsTargets(context.workspace);
@@ -116,7 +119,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
       env,
       network: { mode: "gateway-socket", hostSocketPath: context.gatewaySocketPath },
     },
-    buildClaudeArgv({ model: context.model, effort: context.effort, disallowSkill: spec.disallowSkill, allowEdit: spec.allowEdit, addDirs: review ? [SANDBOX_REVIEW_OUTPUT] : [], pinnedEnv }),
+    buildClaudeArgv({ model: context.model, effort: context.effort, disallowSkill: spec.disallowSkill, allowEdit: spec.allowEdit, addDirs: review ? [SANDBOX_REVIEW_OUTPUT] : [], pinnedEnv, pluginDirs: context.cePluginHostPath === undefined ? [] : [SANDBOX_CE_PLUGIN] }),
     { timeoutMs: context.timeoutMs, stdin: spec.prompt, maxStdoutBytes: 8 * 1024 * 1024, ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );
   return recordSessionEvidence(spec, result, context);

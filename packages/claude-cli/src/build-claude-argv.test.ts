@@ -37,6 +37,14 @@ describe("buildClaudeArgv", () => {
     expect(argv.slice(-4)).toEqual(["--disallowedTools", "Skill", "--disallowedTools", "mcp__other"]);
   });
 
+  it("loads each plugin directory with --plugin-dir first, before --settings (reference §6.4 order)", () => {
+    const argv = buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: false, pluginDirs: ["/opt/compound-engineering-plugin"] });
+    expect(valueAfter(argv, "--plugin-dir")).toBe("/opt/compound-engineering-plugin");
+    expect(argv.indexOf("--plugin-dir")).toBe(argv.indexOf("--verbose") + 1);
+    expect(argv.indexOf("--plugin-dir")).toBeLessThan(argv.indexOf("--settings"));
+    expect(buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: false })).not.toContain("--plugin-dir");
+  });
+
   it("drops Edit (keeps Write) and grants the review-output directory for a review session", () => {
     const argv = buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: false, allowEdit: false, addDirs: ["/review-output"] });
     expect(valueAfter(argv, "--tools")).toBe("Read,Grep,Glob,Write,Bash,Skill");

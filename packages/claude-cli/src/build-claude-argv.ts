@@ -55,6 +55,8 @@ export interface ClaudeArgvInput {
   readonly mcpAllowedTools?: readonly string[];
   /** MCP tool patterns refused with `--disallowedTools` (baseline_nomcp names every declared server). */
   readonly mcpDisallowedTools?: readonly string[];
+  /** In-sandbox plugin directories loaded with `--plugin-dir` (CE arms: the read-only CE plugin snapshot). */
+  readonly pluginDirs?: readonly string[];
 }
 
 /**
@@ -74,6 +76,7 @@ export function buildClaudeArgv(input: ClaudeArgvInput): string[] {
     "--output-format",
     "stream-json",
     "--verbose",
+    ...(input.pluginDirs ?? []).flatMap((dir) => ["--plugin-dir", dir]),
     "--settings",
     buildClaudeSettings(input.pinnedEnv),
     "--setting-sources",

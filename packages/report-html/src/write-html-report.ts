@@ -103,6 +103,8 @@ async function buildData(outDir: string, rows: readonly ParsedRow[], provenance:
     }
   }
   const notes: string[] = [];
+  // First, like report.md's banner: read from the rows, so a re-rendered page says it too.
+  if (rows.some((row) => row.sandbox_backend === "host-unsafe")) notes.push("HOST-UNSAFE, no security boundary: these cells ran with --unsafe-no-bwrap, directly on the host as the harness user (the read-only workspace only emulated with file modes). Local review comparisons only; never promotion or CI evidence.");
   if (provenance.upstream === "scripted") notes.push("Scripted demo model: every session was played by the embedded scripted model, not a language model. The numbers prove the pipeline, not any skill.");
   if (provenance.status !== "complete") notes.push(`Sweep ${provenance.status}: partial evidence; promotion is disabled.`);
   const excluded = rows.filter((row) => !isValidRow(row)).length;
@@ -119,6 +121,8 @@ async function buildData(outDir: string, rows: readonly ParsedRow[], provenance:
     ["Rows", String(rows.length)],
   ];
   if (provenance.upstreamCanary != null) provenanceLines.push(["Upstream canary", provenance.upstreamCanary]);
+  const cePlugins = [...new Set(rows.filter((row) => typeof row.ce_plugin_version === "string").map((row) => `${String(row.ce_plugin_version)} (${String(row.ce_plugin_manifest_digest)})`))];
+  if (cePlugins.length > 0) provenanceLines.push(["Compound Engineering plugin", cePlugins.join(", ")]);
   return { title: "wfbench workflow benchmark", notes, cells, comparisons: computeReportStats(rows).comparisons, review, provenance: provenanceLines };
 }
 

@@ -3,16 +3,19 @@ export type { ResultRowErrorCode } from "./errors.js";
 export {
   CANDIDATE_ARMS,
   CANDIDATE_ARM_NAMES,
+  CE_ARMS,
   DEFAULT_ARMS,
+  HOST_UNSAFE_ARMS,
   IMPLEMENTATION_ARMS,
   KNOWN_ARMS,
   REVIEW_ARMS,
   SUPPORTED_ARMS,
   isCandidateArm,
+  isCeArm,
   isSupportedArm,
   resolveIncumbentArm,
 } from "./arms.js";
-export type { Arm, CandidateArm, IncumbentArm, KnownArm } from "./arms.js";
+export type { Arm, CandidateArm, CeArm, IncumbentArm, KnownArm } from "./arms.js";
 export { CANDIDATE_FAILURE_KINDS, ERROR_KINDS, EVIDENCE_FAILURE_KINDS, EXCLUDED_ERROR_KINDS, EXECUTION_FAILURE_KINDS, SYSTEMIC_OUTAGE_KINDS, isErrorKind, isExcludedErrorKind } from "./error-kinds.js";
 export type { ErrorKind } from "./error-kinds.js";
 export { REVIEW_METRIC_FIELDS, REVIEW_SCORE_KEYS, ReviewRowFieldsSchema, ReviewScoreSchema } from "./review-fields.js";

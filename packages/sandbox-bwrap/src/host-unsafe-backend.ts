@@ -107,8 +107,10 @@ async function runOnHost(
       env: hostEnv(policy.env, map),
       stdio: ["pipe", "pipe", "pipe"],
     });
+    // A text prompt names sandbox paths (the review artifact, /workspace); on the host they are the mapped host paths.
+    const stdin = typeof options.stdin === "string" ? rewriteSandboxText(options.stdin, map) : options.stdin;
     const outcome = await superviseChild(child, {
-      stdin: options.stdin,
+      stdin,
       timeoutMs: options.timeoutMs,
       graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
       signal: options.signal,
@@ -153,7 +155,8 @@ async function runOnHost(
 
 /**
  * Creates the host-unsafe backend (`UNSAFE_NO_BWRAP`): same interface as bwrap, NO isolation — commands run as the
- * harness user with full filesystem and network access; the read-only workspace is only emulated with chmod.
+ * harness user with full filesystem and network access; the read-only workspace is only emulated with chmod. Sandbox
+ * paths in argv, env, cwd and a text stdin (the prompt) are rewritten to host paths.
  * @throws {UnsafeBackendRefusedError} when CI is set, in apply mode, or without the exact acknowledgement.
  */
 export function createHostUnsafeBackend(options: HostUnsafeBackendOptions): HostUnsafeBackend {

@@ -52,6 +52,17 @@ describe("host-unsafe run", () => {
     expect(readFileSync(join(out, "review-output.json"), "utf8")).toBe("data\n");
   });
 
+  it("rewrites sandbox paths in a text prompt on stdin, only at path boundaries", async () => {
+    const ws = temp("hu-stdin");
+    const out = temp("hu-stdin-out");
+    const r = await backend().run(
+      { workspace: { hostPath: ws, mode: "rw" }, env, mounts: [{ source: out, target: "/review-output", mode: "rw" }] },
+      ["/bin/cat"],
+      { timeoutMs: 10_000, stdin: "write to /review-output/review-output.json; read /workspace/src; keep /workspaces and /review-outputs" },
+    );
+    expect(r.stdout.toString()).toBe(`write to ${out}/review-output.json; read ${ws}/src; keep /workspaces and /review-outputs`);
+  });
+
   it("emulates a read-only workspace by removing write bits during the run and restores them after", async () => {
     const ws = temp("hu-ro");
     mkdirSync(join(ws, "src"));

@@ -15,6 +15,8 @@ export interface SweepPromotionInput {
   readonly selectedTasks: readonly TaskBinding[];
   readonly complete: boolean;
   readonly now: Date;
+  /** The CE plugin provenance (plugin-snapshot) when a CE arm ran, else null (promotion.json `ce_plugin`). */
+  readonly cePlugin?: Readonly<Record<string, unknown>> | null;
 }
 
 /**
@@ -55,7 +57,7 @@ function promote(input: SweepPromotionInput, policy: Record<string, CandidatePol
     candidateOverlayDigest: input.overlayDigest,
     targetBaseDigests: input.targetBaseDigests,
     selectedTasks: input.selectedTasks,
-    cePlugin: null,
+    cePlugin: input.cePlugin ?? null,
     complete: input.complete,
     now: input.now,
   });

@@ -2,10 +2,11 @@ import { chmod, lstat, mkdir, readFile, readdir, realpath, writeFile } from "nod
 import { isAbsolute, join, relative, sep } from "node:path";
 import { REPORT_PROVENANCE_FILE, formatReportProvenance, renderReport, openResultsLog, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
 import { writeHtmlReport } from "@wfbench/report-html";
-import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
+import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay, type CellBackend, type CellCePlugin } from "@wfbench/cell-pipeline";
 import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion, type PromotionMetric } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
-import { isCandidateArm, type Arm, type ResultRow } from "@wfbench/result-row";
+import { CE_ARMS, HOST_UNSAFE_ARMS, isCandidateArm, isCeArm, type Arm, type ResultRow } from "@wfbench/result-row";
+import { snapshotPlugin, type PluginProvenance } from "@wfbench/plugin-snapshot";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { removeTree, writeFileAtomic } from "@wfbench/durable-fs";
@@ -104,6 +105,11 @@ export interface SweepOptions {
    * them all. A shard never writes promotion.json: `wfbench merge` decides on the whole evidence.
    */
   readonly shard?: ShardSpec | null;
+  /** The CE plugin directory (`--ce-plugin-dir`, absolute) and its exact version; both set iff a CE arm runs. */
+  readonly cePluginDir: string | null;
+  readonly cePluginVersion: string | null;
+  /** `--unsafe-no-bwrap`: review arms only; the app must then hand in the host-unsafe backend. */
+  readonly unsafeNoBwrap: boolean;
 }
 
 /** Inputs of {@link runSweep}: validated options plus what only the app may know (environment, signals). */
@@ -120,6 +126,11 @@ export interface RunSweepInput {
   /** How often a `heartbeat` event is sent while cells run (default 60 000 ms; tests pass less). */
   readonly heartbeatMs?: number;
   readonly onEvent: (event: SweepEvent) => void;
+  /**
+   * The host-unsafe backend the app built (createHostUnsafeBackend, after its CI check) when `unsafeNoBwrap` is set;
+   * every process of every cell then runs on it. Absent: bwrap.
+   */
+  readonly hostUnsafeBackend?: CellBackend;
 }
 
 async function prepareOutDir(out: string): Promise<void> {
@@ -206,6 +217,19 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       throw badInput(`--arms ${arms.join(" ")}: the overlay touches ${read.value.skills.join(", ")}, so --arms must be exactly: ${required.join(" ")} (or omit --arms)`);
     }
   }
+  // Reference §2.1: a review overlay is measured against the CE reviewer too when the CE plugin is given (ce_review first).
+  if (overlay !== null && !options.armsExplicit && options.cePluginDir !== null && arms.includes("candidate_review")) arms = ["ce_review", ...arms];
+  const ceArms = arms.filter(isCeArm);
+  if (ceArms.length > 0 && (options.cePluginDir === null || options.cePluginVersion === null)) {
+    throw badInput(`--arms ${ceArms.join(" ")}: the CE arms need --ce-plugin-dir DIR and --ce-plugin-version X.Y.Z (the exact version in its .claude-plugin/plugin.json)`);
+  }
+  if (ceArms.length === 0 && options.cePluginDir !== null) throw badInput(`--ce-plugin-dir is only used by the CE arms (${Object.keys(CE_ARMS).join(", ")}): add one to --arms or drop the flag`);
+  const hostUnsafe = options.unsafeNoBwrap ? input.hostUnsafeBackend : undefined;
+  if (options.unsafeNoBwrap) {
+    if (hostUnsafe?.kind !== "host-unsafe") throw new TypeError("unsafeNoBwrap needs the host-unsafe backend from the app");
+    const other = arms.filter((arm) => !HOST_UNSAFE_ARMS.includes(arm));
+    if (other.length > 0) throw badInput(`--unsafe-no-bwrap runs review arms only (${HOST_UNSAFE_ARMS.join(", ")}), never ${other.join(", ")}: drop the flag or pass --arms with review arms only`);
+  }
   // Arms run only on their kind of task (review arms on review tasks); a selection with nothing to run is bad input.
   const armsOf = (task: Task): readonly Arm[] => arms.filter((arm) => isArmForTask(arm, isReviewTask(task)));
   if (tasks.every((task) => armsOf(task).length === 0)) {
@@ -247,6 +271,14 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   let gateway: Awaited<ReturnType<typeof startGateway>> | null = null;
   let finished = false;
   try {
+    // Reference §6.9: the plugin is copied (bounded, allow-listed, no links) and frozen once, before any paid work;
+    // every CE session mounts this copy read-only, and its digest goes into every CE row and promotion.json.
+    let cePlugin: { cell: CellCePlugin; provenance: PluginProvenance } | null = null;
+    if (ceArms.length > 0 && options.cePluginDir !== null && options.cePluginVersion !== null) {
+      const snapshot = await snapshotPlugin({ pluginDir: options.cePluginDir, expectedVersion: options.cePluginVersion, destDir: join(workDir, "ce-plugin") });
+      if (!snapshot.ok) throw badInput(`--ce-plugin-dir ${options.cePluginDir}: ${snapshot.error.message}`);
+      cePlugin = { cell: { hostPath: snapshot.value.path, version: snapshot.value.version, manifestDigest: snapshot.value.manifestDigest }, provenance: snapshot.value.provenance };
+    }
     const resolver = createTaskSourceResolver({ git, workDir: sourcesDir });
     const sources = new Map<string, ResolvedSource>();
     const prepared = new Map<string, Template>();
@@ -392,6 +424,8 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           timeoutMs: options.timeoutS * 1000,
           signal,
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
+          ...(cePlugin === null ? {} : { cePlugin: cePlugin.cell }),
+          ...(hostUnsafe === undefined ? {} : { backend: hostUnsafe }),
         });
         running.delete(index);
         done += 1;
@@ -428,6 +462,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
             selectedTasks,
             complete: status === "complete",
             now: new Date(),
+            cePlugin: cePlugin === null ? null : { ...cePlugin.provenance },
           });
     const provenance: ReportProvenance = {
       benchmarkModel: options.model,
