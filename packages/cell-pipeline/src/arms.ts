@@ -12,6 +12,9 @@ export const PLAN_DIR = "docs/plans";
 export const HEADLESS_VERIFY =
   "Verification counts only if you observe it in this session: run the typecheck and the tests in the foreground until they finish. Never background them or wait for a scheduled wake-up.";
 
+/** Appended to the `baseline_nomcp` prompt (reference Appendix B, GITNEXUS_UNAVAILABLE_NOTE, generalised and reworded). */
+export const MCP_UNAVAILABLE_NOTE = "No MCP code-intelligence tools are available in this session: work with the built-in tools only.";
+
 /** One headless session of an arm. */
 export interface SessionSpec {
   readonly phase: "plan" | "work" | "review";
@@ -57,11 +60,12 @@ export function buildArmSessions(requested: Arm, task: string, skills: SuiteSkil
       },
     ];
   }
-  if (arm === "baseline") {
+  if (arm === "baseline" || arm === "baseline_nomcp") {
+    const note = arm === "baseline_nomcp" ? `\n\n${MCP_UNAVAILABLE_NOTE}` : "";
     return [
       {
         phase: "work",
-        prompt: `${task}\n\nImplement the change in this repository and verify it by running the relevant tests. Work autonomously: nobody will answer questions.`,
+        prompt: `${task}\n\nImplement the change in this repository and verify it by running the relevant tests. Work autonomously: nobody will answer questions.${note}`,
         expectedSkill: null,
         disallowSkill: true,
         allowEdit: true,

@@ -2,7 +2,7 @@ import type { Template } from "@wfbench/clone-sanitizer";
 import type { CellUsageSummary, StreamAccounting } from "@wfbench/litellm-gateway";
 import type { OracleSnapshot } from "@wfbench/oracle-snapshot";
 import type { Arm } from "@wfbench/result-row";
-import type { ResolvedSource, SuiteSkills, Task } from "@wfbench/task-suite";
+import type { McpServer, ResolvedSource, SuiteSkills, Task } from "@wfbench/task-suite";
 import type { CandidateOverlayFile } from "./read-candidate-overlay.js";
 import type { SessionSandbox } from "./run-session.js";
 
@@ -47,4 +47,6 @@ export interface RunCellInput {
   readonly overlay?: { readonly files: readonly CandidateOverlayFile[]; readonly digest: string };
   /** The sandbox the model sessions run in (default `runSandboxed`); a test seam, never set by the runner. */
   readonly sessionSandbox?: SessionSandbox;
+  /** The suite's MCP servers and the host node binary their relay and sandboxes run on; absent or empty: none. */
+  readonly mcp?: { readonly servers: readonly McpServer[]; readonly nodePath: string };
 }

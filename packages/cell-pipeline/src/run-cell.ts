@@ -18,7 +18,9 @@ import { measureCell } from "./measure-cell.js";
 import { prepareCell, type PreparedCell } from "./prepare-cell.js";
 import { runArmSessions, type SessionProgress } from "./run-arm-sessions.js";
 import type { SessionContext, SessionRecord } from "./run-session.js";
-import { summarizeSessions } from "./summarize-sessions.js";
+import { countMcpToolUses, summarizeSessions } from "./summarize-sessions.js";
+import { buildSessionMcp } from "./build-mcp-config.js";
+import { serveMcpServers, type McpHost } from "./serve-mcp-servers.js";
 import { reconcileCost } from "./reconcile-cost.js";
 import { recordPhase, timePhase } from "./time-phase.js";
 
@@ -222,6 +224,20 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
   return buildResultRow({ ...draft, recorded_at: now().toISOString() });
 
   async function runPreparedCell(prepared: PreparedCell): Promise<void> {
+    const servers = input.mcp?.servers ?? [];
+    // baseline_nomcp starts no server at all: an empty strict config, every declared server's tools refused.
+    const mcpHost: McpHost | null =
+      servers.length === 0 || input.mcp === undefined || arm === "baseline_nomcp"
+        ? null
+        : await serveMcpServers({
+            servers,
+            workspace: prepared.workspace,
+            hostDir: join(prepared.privateRoot, "mcp"),
+            nodePath: input.mcp.nodePath,
+            timeoutMs: input.timeoutMs,
+            ...(input.signal === undefined ? {} : { signal: input.signal }),
+            ...(input.sessionSandbox === undefined ? {} : { sandbox: input.sessionSandbox }),
+          });
     const context: SessionContext = {
       workspace: prepared.workspace,
       homeHostPath: prepared.home,
@@ -243,8 +259,10 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       secrets,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
       ...(input.sessionSandbox === undefined ? {} : { sandbox: input.sessionSandbox }),
+      ...(servers.length === 0 ? {} : { mcp: { session: buildSessionMcp(arm, servers), mounts: mcpHost?.sessionMounts ?? [] } }),
     };
     sessionsStarted = true;
+    let mcpNotes: string[] = [];
     const outcome = await runArmSessions(logic, {
       arm,
       taskPrompt: task.prompt,
@@ -256,11 +274,18 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       context,
       progress,
       harnessGit: prepared.harnessGit,
+    }).finally(async () => {
+      if (mcpHost !== null) mcpNotes = await mcpHost.close();
     });
     await gateway.revoke();
 
     const summary = summarizeSessions(progress.sessions);
-    recordFields(draft, { ...summary, plan_produced: outcome.planProduced });
+    recordFields(draft, {
+      ...summary,
+      evidence_diagnostics: [...summary.evidence_diagnostics, ...mcpNotes],
+      plan_produced: outcome.planProduced,
+      mcp_tool_uses: countMcpToolUses(summary.tool_use_counts, servers.map((server) => server.name)),
+    });
     sessionsFolded = true;
     const sessions: SessionFacts = {
       ok: summary.ok,

@@ -7,6 +7,7 @@ import { recordSessionEvidence, type RecordedSession } from "@wfbench/stream-jso
 import { buildCliGatewayEnv } from "@wfbench/litellm-gateway";
 import { SANDBOX_REVIEW_OUTPUT } from "@wfbench/review-scoring";
 import type { SessionSpec } from "./arms.js";
+import type { SessionMcp } from "./build-mcp-config.js";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import { CellPipelineError } from "./errors.js";
 
@@ -42,6 +43,8 @@ export interface SessionContext {
   /** The task's dependencies, read-only at /workspace/<target> (reference §6.2 mount 1), and their `.vite-temp` tmpfs. */
   readonly dependencyMounts?: readonly Mount[];
   readonly dependencyTmpfs?: readonly string[];
+  /** The arm's MCP configuration and the read-only mounts its relay needs (none for `baseline_nomcp`); absent: no servers. */
+  readonly mcp?: { readonly session: SessionMcp; readonly mounts: readonly Mount[] };
 }
 
 /**
@@ -85,6 +88,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     ...(context.dependencyMounts ?? []),
     { source: context.claudePath, target: SANDBOX_CLAUDE, mode: "ro" },
     { source: context.shellPrefixPath, target: SANDBOX_SHELL_PREFIX, mode: "ro" },
+    ...(context.mcp?.mounts ?? []),
   ];
   const review = spec.phase === "review";
   await assertSettingsTargets(context.workspace);
@@ -116,7 +120,15 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
       env,
       network: { mode: "gateway-socket", hostSocketPath: context.gatewaySocketPath },
     },
-    buildClaudeArgv({ model: context.model, effort: context.effort, disallowSkill: spec.disallowSkill, allowEdit: spec.allowEdit, addDirs: review ? [SANDBOX_REVIEW_OUTPUT] : [], pinnedEnv }),
+    buildClaudeArgv({
+      model: context.model,
+      effort: context.effort,
+      disallowSkill: spec.disallowSkill,
+      allowEdit: spec.allowEdit,
+      addDirs: review ? [SANDBOX_REVIEW_OUTPUT] : [],
+      pinnedEnv,
+      ...(context.mcp === undefined ? {} : { mcpConfig: context.mcp.session.config, mcpAllowedTools: context.mcp.session.allowedTools, mcpDisallowedTools: context.mcp.session.disallowedTools }),
+    }),
     { timeoutMs: context.timeoutMs, stdin: spec.prompt, maxStdoutBytes: 8 * 1024 * 1024, ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );
   return recordSessionEvidence(spec, result, context);

@@ -166,6 +166,11 @@ const optionalFields = {
   cost_disagreement_ratio: measuredAmount.optional(),
   /** The CLI's cost and the cost of record disagree by more than COST_DISAGREEMENT_THRESHOLD; false when either is unknown. */
   cost_disagreement_flagged: z.boolean().optional(),
+  /**
+   * Tool uses per declared MCP server (`mcp__<server>__*` tool_use blocks in the parent-captured streams), every
+   * declared server present (0 when unused); null when the suite declares none or a session's stream was unmeasured.
+   */
+  mcp_tool_uses: z.record(z.string(), count).nullable().optional(),
 };
 
 /**

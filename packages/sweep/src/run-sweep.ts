@@ -113,6 +113,8 @@ export interface RunSweepInput {
   /** How often a `heartbeat` event is sent while cells run (default 60 000 ms; tests pass less). */
   readonly heartbeatMs?: number;
   readonly onEvent: (event: SweepEvent) => void;
+  /** The node binary (process.execPath) a suite's MCP servers and their in-cell relay run on; needed only with `mcp_servers`. */
+  readonly nodePath?: string;
 }
 
 async function prepareOutDir(out: string): Promise<void> {
@@ -203,6 +205,18 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   const armsOf = (task: Task): readonly Arm[] => arms.filter((arm) => isArmForTask(arm, isReviewTask(task)));
   if (tasks.every((task) => armsOf(task).length === 0)) {
     throw badInput(`--arms ${arms.join(" ")}: no selected task takes these arms (review arms run on review tasks, the others on implementation tasks): add an arm for the suite's tasks`);
+  }
+  const mcpServers = suite.value.mcpServers;
+  if (mcpServers.length > 0) {
+    if (input.nodePath === undefined || !isAbsolute(input.nodePath)) throw new TypeError("a suite with mcp_servers needs the node binary's absolute path (RunSweepInput.nodePath)");
+    for (const [index, server] of mcpServers.entries()) {
+      for (const [at, mount] of server.mounts.entries()) {
+        const stats = await lstat(mount.source).catch(() => null);
+        if (stats === null || !(stats.isFile() || stats.isDirectory())) {
+          throw badInput(`${options.tasks}: field mcp_servers[${index}].mounts[${at}].source: ${mount.source} is not a regular file or directory (a link is refused): build the server or fix the path (relative paths are resolved against the suite file)`);
+        }
+      }
+    }
   }
   // A real upstream needs no script: the scripted model is not started at all.
   const script = upstream.kind === "scripted" ? await loadScript(options.script) : null;
@@ -357,6 +371,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           timeoutMs: options.timeoutS * 1000,
           signal,
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
+          ...(mcpServers.length === 0 || input.nodePath === undefined ? {} : { mcp: { servers: mcpServers, nodePath: input.nodePath } }),
         });
         running.delete(index);
         done += 1;
