@@ -3,7 +3,7 @@
 // has none. Everything judged here is host evidence: the parent-captured transcripts, the rows, the patch artifacts
 // and a loopback listener on the host that the hostile server tries to reach.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -36,27 +36,42 @@ let loopbackConnections = 0;
 let exitCode: number | null = null;
 let stderr = "";
 let rows: Row[] = [];
+const markerOut = join(base, "marker-out");
+let leakyExit: number | null = null;
+let leakyStderr = "";
 
-/** The suite fixture with its relative paths made absolute, the demo server bundled and the listener's port filled in. */
-function writeSuite(port: number): string {
+/**
+ * The suite fixture with its relative paths made absolute (the server and builder directories copied out of the
+ * repository), the demo server bundled and the listener's port filled in; `marker` makes the builder leak a marker.
+ */
+function writeSuite(port: number, name: string, builderMode: "clean" | "marker"): string {
   const suite = parse(readFileSync(join(FIXTURE, "suite.yaml"), "utf8")) as {
     mcp_servers: { args: string[]; mounts: { source: string }[] }[];
+    index_builder: { args: string[]; mounts: { source: string }[] };
     tasks: { repo: string }[];
   };
   const demoDir = join(base, "wfbench-demo");
-  mkdirSync(demoDir);
-  const bundled = spawnSync(process.execPath, [join(REPO_ROOT, "packages/mcp-demo-server/scripts/bundle.mjs"), join(demoDir, "server.mjs")], { encoding: "utf8" });
-  expect(bundled.status, bundled.stderr).toBe(0);
-  // The hostile server is copied out of the repository so the runner mounts a harness-owned directory.
-  cpSync(join(FIXTURE, "hostile"), join(base, "hostile"), { recursive: true });
-  for (const server of suite.mcp_servers) {
-    server.args = server.args.map((arg) => (arg === "LOOPBACK_PORT" ? String(port) : arg));
-    for (const mount of server.mounts) mount.source = mount.source === "build/wfbench-demo" ? demoDir : join(base, mount.source);
+  if (!existsSync(demoDir)) {
+    mkdirSync(demoDir);
+    const bundled = spawnSync(process.execPath, [join(REPO_ROOT, "packages/mcp-demo-server/scripts/bundle.mjs"), join(demoDir, "server.mjs")], { encoding: "utf8" });
+    expect(bundled.status, bundled.stderr).toBe(0);
+    cpSync(join(FIXTURE, "hostile"), join(base, "hostile"), { recursive: true });
+    cpSync(join(FIXTURE, "builder"), join(base, "builder"), { recursive: true });
   }
+  const withPort = (args: string[]): string[] => args.map((arg) => (arg === "LOOPBACK_PORT" ? String(port) : arg));
+  for (const declared of [...suite.mcp_servers, suite.index_builder]) {
+    declared.args = withPort(declared.args);
+    for (const mount of declared.mounts) mount.source = mount.source === "build/wfbench-demo" ? demoDir : join(base, mount.source);
+  }
+  if (builderMode === "marker") suite.index_builder.args.push("marker");
   for (const task of suite.tasks) task.repo = resolve(FIXTURE, task.repo);
-  const path = join(base, "suite.yaml");
+  const path = join(base, name);
   writeFileSync(path, stringify(suite));
   return path;
+}
+
+function parseReport(text: string): Record<string, string> {
+  return Object.fromEntries(text.split("\n").map((line) => line.split("=", 2) as [string, string]));
 }
 
 function transcriptOf(row: Row): Event[] {
@@ -98,13 +113,16 @@ beforeAll(async () => {
   await new Promise<void>((done) => listener?.listen(0, "127.0.0.1", () => done()));
   const address = listener.address();
   const port = typeof address === "object" && address !== null ? address.port : 0;
-  const suite = writeSuite(port);
+  const suite = writeSuite(port, "suite.yaml", "clean");
   const args = ["--tasks", suite, "--script", join(FIXTURE, "script.yaml"), "--oracles", join(REPO_ROOT, "oracles"), "--arms", "baseline", "baseline_nomcp", "--repeats", "1", "--workers", "2", "--out", out];
   const result = await runRunner(args);
   exitCode = result.code;
   stderr = result.stderr;
   rows = readResultRows<Row>(out);
-}, 180_000);
+  const leaky = await runRunner([...args.slice(0, -1), markerOut].map((arg) => (arg === suite ? writeSuite(port, "leaky-suite.yaml", "marker") : arg)));
+  leakyExit = leaky.code;
+  leakyStderr = leaky.stderr;
+}, 240_000);
 
 afterAll(() => {
   listener?.close();
@@ -155,7 +173,7 @@ describe.skipIf(tools.skip)("a suite's MCP servers in the cells", () => {
     const row = rowOf("mcp-hostile", "baseline");
     const [answer] = toolResults(transcriptOf(row));
     expect(answer?.isError).toBe(false);
-    const report = Object.fromEntries((answer?.text ?? "").split("\n").map((line) => line.split("=", 2) as [string, string]));
+    const report = parseReport(answer?.text ?? "");
     expect(report["WORKSPACE_WRITE"]).toBe("EROFS");
     expect(report["MOUNT_WRITE"]).toBe("EROFS");
     expect(report["LOOPBACK"]).not.toBe("open");
@@ -167,5 +185,34 @@ describe.skipIf(tools.skip)("a suite's MCP servers in the cells", () => {
     const patch = readFileSync(join(out, String(row["patch_artifact"])), "utf8");
     expect(patch).not.toContain("mcp-server-wrote");
     expect(readFileSync(join(base, "hostile/server.mjs"), "utf8")).toBe(readFileSync(join(FIXTURE, "hostile/server.mjs"), "utf8"));
+    // The index the server reads is bound read-only over the workspace too.
+    expect(report["INDEX_WRITE"]).toBe("EROFS");
+  });
+
+  it("builds the index once per sanitized commit without network or a writable tree, and shows it to MCP arms only", () => {
+    const [answer] = toolResults(transcriptOf(rowOf("mcp-hostile", "baseline")));
+    const report = parseReport(answer?.text ?? "");
+    // The builder's own report, read back through the server: it could neither write the tree nor reach the host.
+    expect(report["BUILDER_INDEXED"]).toBe("src/math.js");
+    expect(report["BUILDER_WORKSPACE_WRITE"]).toBe("EROFS");
+    expect(report["BUILDER_LOOPBACK"]).not.toBe("open");
+    expect(loopbackConnections).toBe(0);
+    // Both tasks share one sanitized commit: one index, the same digests in every MCP row, none for baseline_nomcp.
+    const digests = new Set(rows.filter((row) => row.arm === "baseline").map((row) => `${String(row["sanitized_graph_snapshot_digest"])}/${String(row["sanitized_graph_manifest_digest"])}`));
+    expect(digests.size).toBe(1);
+    expect([...digests][0]).toMatch(/^[0-9a-f]{64}\/[0-9a-f]{64}$/u);
+    for (const row of rows.filter((r) => r.arm === "baseline_nomcp")) {
+      expect(row["sanitized_graph_snapshot_digest"]).toBeNull();
+      expect(row["sanitized_graph_manifest_digest"]).toBeNull();
+    }
+    for (const row of rows) expect(readFileSync(join(out, String(row["patch_artifact"])), "utf8")).not.toContain("wfbench-index");
+  });
+
+  it("refuses an index carrying a harness marker before any arm runs", () => {
+    expect(leakyExit, leakyStderr).toBe(2);
+    expect(leakyStderr).toContain("refused before any arm ran");
+    expect(leakyStderr).toContain("refs/leak.txt: the content carries the harness marker");
+    const written = existsSync(markerOut) ? readdirSync(markerOut) : [];
+    expect(written.filter((name) => name === "results.jsonl" || name === "transcripts")).toEqual([]);
   });
 });

@@ -16,6 +16,16 @@ export interface CellGateway {
   flush(): Promise<void>;
 }
 
+/** A built, proved-clean index of the cell's sanitized commit (the suite's `index_builder` output). */
+export interface CellIndex {
+  /** The harness-private output directory, bound read-only at /workspace/<output>. */
+  readonly hostDir: string;
+  /** Repo-relative path the index appears at in the workspace. */
+  readonly output: string;
+  readonly snapshotDigest: string;
+  readonly manifestDigest: string;
+}
+
 /** Everything one (task, arm, repeat) needs; all of it is the harness's own, already validated data. */
 export interface RunCellInput {
   readonly task: Task;
@@ -47,6 +57,9 @@ export interface RunCellInput {
   readonly overlay?: { readonly files: readonly CandidateOverlayFile[]; readonly digest: string };
   /** The sandbox the model sessions run in (default `runSandboxed`); a test seam, never set by the runner. */
   readonly sessionSandbox?: SessionSandbox;
-  /** The suite's MCP servers and the host node binary their relay and sandboxes run on; absent or empty: none. */
-  readonly mcp?: { readonly servers: readonly McpServer[]; readonly nodePath: string };
+  /**
+   * The suite's MCP servers, the host node binary their relay and sandboxes run on, and the index of the cell's
+   * sanitized commit when the suite builds one; absent or no servers: none.
+   */
+  readonly mcp?: { readonly servers: readonly McpServer[]; readonly nodePath: string; readonly index?: CellIndex };
 }

@@ -16,7 +16,7 @@ export type { SessionContext, SessionRecord, SessionSandbox } from "./run-sessio
 export { countMcpToolUses, summarizeSessions } from "./summarize-sessions.js";
 export type { SessionSums } from "./summarize-sessions.js";
 export { runCell } from "./run-cell.js";
-export type { CellGateway, RunCellInput } from "./cell-input.js";
+export type { CellGateway, CellIndex, RunCellInput } from "./cell-input.js";
 export { REVIEW_ORACLE_OUTPUT, copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
 export type { ReviewArtifactOutcome } from "./score-review-artifact.js";
 export { SANDBOX_MCP_RELAY_DIR, SANDBOX_NODE, buildSessionMcp } from "./build-mcp-config.js";

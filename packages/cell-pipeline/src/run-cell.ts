@@ -1,17 +1,17 @@
 import { performance } from "node:perf_hooks";
-import { mkdtemp, readdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { isSanitizerError } from "@wfbench/clone-sanitizer";
+import { inspectRelativePath, isSanitizerError } from "@wfbench/clone-sanitizer";
 import { removeTree } from "@wfbench/durable-fs";
 import { ORACLE_OUTPUT, isOracleError } from "@wfbench/oracle-snapshot";
 import { buildResultRow, isCandidateArm, resolveIncumbentArm, type ResultRow } from "@wfbench/result-row";
-import { isSandboxError } from "@wfbench/sandbox-bwrap";
+import { SANDBOX_WORKSPACE, isSandboxError, type Mount } from "@wfbench/sandbox-bwrap";
 import { isEvidenceError, redactText } from "@wfbench/stream-json-evidence";
 import { buildArmSessions, listArmSkills } from "./arms.js";
 import type { StreamAccounting } from "@wfbench/litellm-gateway";
 import type { CellGateway, RunCellInput } from "./cell-input.js";
 import { emptyRow, recordFields, type CellDraft } from "./empty-row.js";
-import { isCellPipelineError } from "./errors.js";
+import { CellPipelineError, isCellPipelineError } from "./errors.js";
 import { attributeFailure } from "./attribute-failure.js";
 import { judgeCell, judgeCleanupFailure, type CellVerdict, type SessionEnding, type SessionFacts, type WireFacts } from "./judge-cell.js";
 import { measureCell } from "./measure-cell.js";
@@ -225,11 +225,22 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
 
   async function runPreparedCell(prepared: PreparedCell): Promise<void> {
     const servers = input.mcp?.servers ?? [];
+    const keepsMcp = servers.length > 0 && arm !== "baseline_nomcp";
+    // The index is bound over an empty directory (git shows none), read-only for the sessions and every server.
+    const index = keepsMcp ? (input.mcp?.index ?? null) : null;
+    const indexMounts: Mount[] = index === null ? [] : [{ source: index.hostDir, target: `${SANDBOX_WORKSPACE}/${index.output}`, mode: "ro" }];
+    if (index !== null) {
+      const seen = await inspectRelativePath(prepared.workspace, index.output);
+      if (seen.kind !== "absent") throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `the index path ${index.output} already exists in the workspace (the task's setup or assets made it): choose another index_builder.output`);
+      await mkdir(join(prepared.workspace, index.output), { recursive: true });
+      recordFields(draft, { sanitized_graph_snapshot_digest: index.snapshotDigest, sanitized_graph_manifest_digest: index.manifestDigest });
+    }
     // baseline_nomcp starts no server at all: an empty strict config, every declared server's tools refused.
     const mcpHost: McpHost | null =
-      servers.length === 0 || input.mcp === undefined || arm === "baseline_nomcp"
+      !keepsMcp || input.mcp === undefined
         ? null
         : await serveMcpServers({
+            extraMounts: indexMounts,
             servers,
             workspace: prepared.workspace,
             hostDir: join(prepared.privateRoot, "mcp"),
@@ -259,7 +270,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       secrets,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
       ...(input.sessionSandbox === undefined ? {} : { sandbox: input.sessionSandbox }),
-      ...(servers.length === 0 ? {} : { mcp: { session: buildSessionMcp(arm, servers), mounts: mcpHost?.sessionMounts ?? [] } }),
+      ...(servers.length === 0 ? {} : { mcp: { session: buildSessionMcp(arm, servers), mounts: [...(mcpHost?.sessionMounts ?? []), ...indexMounts] } }),
     };
     sessionsStarted = true;
     let mcpNotes: string[] = [];

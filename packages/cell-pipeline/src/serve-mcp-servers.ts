@@ -44,6 +44,8 @@ export interface ServeMcpInput {
   readonly signal?: AbortSignal;
   /** The sandbox a server runs in (default `runSandboxed`); the session's own seam. */
   readonly sandbox?: SessionSandbox;
+  /** Extra read-only mounts every server sees (the built index at /workspace/<output>). */
+  readonly extraMounts?: readonly Mount[];
 }
 
 function listen(server: Server, path: string): Promise<void> {
@@ -83,7 +85,7 @@ export async function serveMcpServers(input: ServeMcpInput): Promise<McpHost> {
     const run = sandbox(
       {
         workspace: { hostPath: input.workspace, mode: "ro" },
-        mounts: [{ source: input.nodePath, target: SANDBOX_NODE, mode: "ro" }, ...server.mounts.map((mount) => ({ ...mount, mode: "ro" as const }))],
+        mounts: [{ source: input.nodePath, target: SANDBOX_NODE, mode: "ro" }, ...(input.extraMounts ?? []), ...server.mounts.map((mount) => ({ ...mount, mode: "ro" as const }))],
         env: { HOME: "/home/agent", TMPDIR: "/tmp", PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8" },
         network: { mode: "none" },
         hostname: "mcp-server",

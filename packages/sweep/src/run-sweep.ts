@@ -2,7 +2,7 @@ import { chmod, lstat, mkdir, readFile, readdir, realpath, writeFile } from "nod
 import { isAbsolute, join, relative, sep } from "node:path";
 import { REPORT_PROVENANCE_FILE, formatReportProvenance, renderReport, openResultsLog, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
 import { writeHtmlReport } from "@wfbench/report-html";
-import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay } from "@wfbench/cell-pipeline";
+import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay, type CellIndex } from "@wfbench/cell-pipeline";
 import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion, type PromotionMetric } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { isCandidateArm, type Arm, type ResultRow } from "@wfbench/result-row";
@@ -16,6 +16,7 @@ import { redactText } from "@wfbench/redact";
 import { preflight } from "@wfbench/sandbox-bwrap";
 import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
+import { buildIndexes } from "./build-indexes.js";
 import { buildSweepPromotion } from "./build-sweep-promotion.js";
 import { SweepError } from "./errors.js";
 import { startHeartbeat } from "./heartbeat.js";
@@ -140,6 +141,10 @@ async function hiddenHarnessPaths(sourceRoot: string, harness: readonly { path: 
   return hidden;
 }
 
+function withIndex(index: CellIndex | undefined): { index?: CellIndex } {
+  return index === undefined ? {} : { index };
+}
+
 function badInput(message: string): SweepError {
   return new SweepError("SWEEP_BAD_INPUT", message);
 }
@@ -209,12 +214,14 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   const mcpServers = suite.value.mcpServers;
   if (mcpServers.length > 0) {
     if (input.nodePath === undefined || !isAbsolute(input.nodePath)) throw new TypeError("a suite with mcp_servers needs the node binary's absolute path (RunSweepInput.nodePath)");
-    for (const [index, server] of mcpServers.entries()) {
-      for (const [at, mount] of server.mounts.entries()) {
-        const stats = await lstat(mount.source).catch(() => null);
-        if (stats === null || !(stats.isFile() || stats.isDirectory())) {
-          throw badInput(`${options.tasks}: field mcp_servers[${index}].mounts[${at}].source: ${mount.source} is not a regular file or directory (a link is refused): build the server or fix the path (relative paths are resolved against the suite file)`);
-        }
+    const declared = [
+      ...mcpServers.flatMap((server, index) => server.mounts.map((mount, at) => ({ field: `mcp_servers[${index}].mounts[${at}].source`, source: mount.source }))),
+      ...(suite.value.indexBuilder?.mounts ?? []).map((mount, at) => ({ field: `index_builder.mounts[${at}].source`, source: mount.source })),
+    ];
+    for (const { field, source } of declared) {
+      const stats = await lstat(source).catch(() => null);
+      if (stats === null || !(stats.isFile() || stats.isDirectory())) {
+        throw badInput(`${options.tasks}: field ${field}: ${source} is not a regular file or directory (a link is refused): build the server or fix the path (relative paths are resolved against the suite file)`);
       }
     }
   }
@@ -277,6 +284,21 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       prepared.set(task.id, template.value);
     }
     const targetBaseDigests = overlay === null ? {} : await readTargetBases(overlay.value, tasks.filter((task) => armsOf(task).some(isCandidateArm)).map((task) => prepared.get(task.id) as Template));
+
+    // Built once per sanitized commit and proved clean before the model or the gateway is even started.
+    let indexes = new Map<string, CellIndex>();
+    if (suite.value.indexBuilder !== null && input.nodePath !== undefined) {
+      const built = await buildIndexes({
+        builder: suite.value.indexBuilder,
+        templates: tasks.map((task) => prepared.get(task.id) as Template),
+        dir: join(workDir, "indexes"),
+        nodePath: input.nodePath,
+        timeoutMs: options.timeoutS * 1000,
+        signal,
+      });
+      if (!built.ok) throw badInput(`${options.tasks}: ${built.error}`);
+      indexes = built.value;
+    }
 
     const runtime = join(workDir, "runtime");
     await mkdir(runtime, { mode: 0o700 });
@@ -371,7 +393,9 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           timeoutMs: options.timeoutS * 1000,
           signal,
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
-          ...(mcpServers.length === 0 || input.nodePath === undefined ? {} : { mcp: { servers: mcpServers, nodePath: input.nodePath } }),
+          ...(mcpServers.length === 0 || input.nodePath === undefined
+            ? {}
+            : { mcp: { servers: mcpServers, nodePath: input.nodePath, ...withIndex(indexes.get((prepared.get(cell.task.id) as Template).sanitizedSha)) } }),
         });
         running.delete(index);
         done += 1;

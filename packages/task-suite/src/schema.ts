@@ -87,9 +87,25 @@ export const McpServerSchema = z.strictObject({
   mounts: z.array(McpServerMountSchema, { error: "must be a list of {source, target} mappings" }).max(16).default([]),
 });
 
+/** Where the index builder writes its output (writable in its sandbox, nowhere else). */
+export const INDEX_OUTPUT_DIR = "/index-output";
+
+/**
+ * The suite's `index_builder`: a command run once per sanitized commit in a sandbox without network (the sanitized
+ * source read-only at /workspace, an empty writable /index-output), whose output every MCP-keeping arm then sees
+ * read-only at /workspace/<output>, proved free of harness markers first.
+ */
+export const IndexBuilderSchema = z.strictObject({
+  command: sandboxPath,
+  args: z.array(z.string({ error: "must be a string" }).refine((arg) => !arg.includes("\0"), "must not contain NUL"), { error: "must be a list of strings" }).max(64).default([]),
+  output: RepoRelativePathSchema,
+  mounts: z.array(McpServerMountSchema, { error: "must be a list of {source, target} mappings" }).max(16).default([]),
+});
+
 /** The top level of a suite file: a mapping with a `tasks` list and optionally the evaluated skill names and MCP servers. */
 export const SuiteFileSchema = z.strictObject({
   tasks: z.array(z.unknown(), { error: "must be a list of task mappings" }).min(1, "must list at least one task"),
   skills: SuiteSkillsSchema.optional(),
   mcp_servers: z.array(McpServerSchema, { error: "must be a list of MCP server mappings" }).max(8).optional(),
+  index_builder: IndexBuilderSchema.optional(),
 });
