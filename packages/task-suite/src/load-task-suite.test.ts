@@ -58,7 +58,16 @@ describe("parseTaskSuite", () => {
         { ...servers[0], mounts: [{ source: "/suite/build/demo", target: "/opt/mcp/demo" }] },
         { name: "gitnexus", command: "/opt/mcp/gitnexus/bin/gitnexus", args: [], mounts: [] },
       ]);
-      expect(parse([TASK]).ok && (parse([TASK]) as { value: { mcpServers: unknown[] } }).value.mcpServers).toEqual([]);
+      const none = parse([TASK]);
+      expect(none.ok && none.value.mcpServers).toEqual([]);
+      expect(none.ok && none.value.indexBuilder).toBeNull();
+    });
+
+    it("takes an index builder with its output path and mounts resolved against the file's directory", () => {
+      const server = { name: "gitnexus", command: "/opt/mcp/gitnexus/bin/gitnexus", args: ["mcp"] };
+      const builder = { command: "/opt/mcp/gitnexus/bin/gitnexus", args: ["analyze", "/workspace"], output: ".gitnexus-index", mounts: [{ source: "gn", target: "/opt/mcp/gitnexus" }] };
+      const result = parse([TASK], { mcp_servers: [server], index_builder: builder });
+      expect(result.ok && result.value.indexBuilder).toEqual({ ...builder, mounts: [{ source: "/suite/gn", target: "/opt/mcp/gitnexus" }] });
     });
 
     it("expands ~ only with a known home directory", () => {
@@ -71,6 +80,16 @@ describe("parseTaskSuite", () => {
   });
 
   describe("refusals name the task, the field and the fix", () => {
+    it("refuses an index builder without MCP servers, or one writing into a harness path", () => {
+      const builder = { command: "/x", output: "idx" };
+      const alone = parse([TASK], { index_builder: builder });
+      expect(!alone.ok && alone.error.field).toBe("index_builder");
+      const hidden = parse([TASK], { mcp_servers: [{ name: "a", command: "/x" }], index_builder: { ...builder, output: "eval/workflow_bench/x" } });
+      expect(!hidden.ok && hidden.error.field).toBe("index_builder.output");
+      const escaping = parse([TASK], { mcp_servers: [{ name: "a", command: "/x" }], index_builder: { ...builder, output: "../idx" } });
+      expect(!escaping.ok && escaping.error.field).toBe("index_builder.output");
+    });
+
     it("refuses a duplicate MCP server name and overlapping mount targets", () => {
       const one = { name: "a", command: "/x", mounts: [{ source: "s", target: "/opt/mcp/a" }] };
       const twice = parse([TASK], { mcp_servers: [one, { ...one, mounts: [] }] });
