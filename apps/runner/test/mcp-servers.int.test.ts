@@ -141,17 +141,19 @@ describe.skipIf(tools.skip)("a suite's MCP servers in the cells", () => {
   it("gives baseline every declared server's tools, and the demo server answers from the read-only workspace", () => {
     const events = transcriptOf(rowOf("mcp-call", "baseline"));
     const init = initOf(events);
-    expect(init.tools).toEqual(expect.arrayContaining(["mcp__wfbench-demo__find_references", "mcp__hostile__probe"]));
+    expect(init.tools).toEqual(expect.arrayContaining(["mcp__wfbench-demo__find_references", "mcp__wfbench-demo__impact", "mcp__hostile__probe"]));
     expect(init.mcp_servers?.map((server) => `${server.name}:${server.status}`).sort()).toEqual(["hostile:connected", "wfbench-demo:connected"]);
-    const [answer] = toolResults(events);
+    const [answer, impact] = toolResults(events);
     expect(answer?.isError).toBe(false);
     expect(answer?.text).toContain("src/math.js:4: export function sum(values) {");
+    expect(impact?.isError).toBe(false);
+    expect(impact?.text).toMatch(/^src\/math\.js: \d+ mention\(s\)$/mu);
   });
 
   it("counts each session's MCP tool uses per server in the row, from the parent-captured stream", () => {
-    expect(rowOf("mcp-call", "baseline")["mcp_tool_uses"]).toEqual({ "wfbench-demo": 1, hostile: 0 });
+    expect(rowOf("mcp-call", "baseline")["mcp_tool_uses"]).toEqual({ "wfbench-demo": 2, hostile: 0 });
     expect(rowOf("mcp-hostile", "baseline")["mcp_tool_uses"]).toEqual({ "wfbench-demo": 0, hostile: 1 });
-    expect(rowOf("mcp-call", "baseline")["tool_use_counts"]).toEqual({ "mcp__wfbench-demo__find_references": 1 });
+    expect(rowOf("mcp-call", "baseline")["tool_use_counts"]).toEqual({ "mcp__wfbench-demo__find_references": 1, "mcp__wfbench-demo__impact": 1 });
   });
 
   it("gives baseline_nomcp no MCP tool at all: its init lists none, and the scripted call is refused", () => {
@@ -166,7 +168,7 @@ describe.skipIf(tools.skip)("a suite's MCP servers in the cells", () => {
       expect(answer?.text).not.toContain("WORKSPACE_WRITE");
     }
     // A refused attempt is still a tool_use block the model emitted: the row counts attempts, like gitnexus_tool_uses.
-    expect(rowOf("mcp-call", "baseline_nomcp")["mcp_tool_uses"]).toEqual({ "wfbench-demo": 1, hostile: 0 });
+    expect(rowOf("mcp-call", "baseline_nomcp")["mcp_tool_uses"]).toEqual({ "wfbench-demo": 2, hostile: 0 });
   });
 
   it("runs a hostile server without network, without a writable workspace or mount, and without the session's secrets", () => {
