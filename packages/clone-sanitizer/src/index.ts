@@ -17,5 +17,4 @@ export type { AssetFailure, TaskAssetCache } from "./task-asset-cache.js";
 export type { AssetEntry, CapturedDependency, TaskAssetSnapshot } from "./snapshot-task-assets.js";
 export { materializeTaskAssets } from "./materialize-task-assets.js";
 export type { AssetMounts } from "./materialize-task-assets.js";
-export { HARNESS_MARKERS, INDEX_LIMITS, proveIndexClean } from "./prove-index-clean.js";
-export type { CleanIndex } from "./prove-index-clean.js";
+export { proveIndexClean } from "./prove-index-clean.js";
