@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
+import { runSandboxed, type Mount, type SandboxRunResult } from "@wfbench/sandbox-bwrap";
 import type { McpServer } from "@wfbench/task-suite";
 import { MCP_RELAY_FILE, SANDBOX_MCP_RELAY_DIR, SANDBOX_NODE, mcpSocketName } from "./build-mcp-config.js";
 import { CellPipelineError } from "./errors.js";
@@ -21,6 +21,11 @@ socket.on("close", () => process.exit(0));
 // sockaddr_un.sun_path holds 108 bytes, the terminating NUL included.
 const MAX_SOCKET_PATH_BYTES = 107;
 const MAX_NOTE_CHARS = 400;
+/**
+ * Server runs one server may have at once. The CLI opens one connection per session; the agent can reach the socket
+ * too (it gains nothing the tools do not give), and this bound keeps it from starting sandboxes without end.
+ */
+export const MAX_RUNS_PER_SERVER = 4;
 
 /** The host side of a cell's MCP servers while its sessions run. */
 export interface McpHost {
@@ -46,6 +51,21 @@ export interface ServeMcpInput {
   readonly sandbox?: SessionSandbox;
   /** Extra read-only mounts every server sees (the built index at /workspace/<output>). */
   readonly extraMounts?: readonly Mount[];
+}
+
+/**
+ * Why a server run counts as failed, or null. A sandbox that never started always counts; otherwise a run stopped
+ * because its session hung up or the cell ended is the normal end of a connection, and a server that exits 0 on its
+ * own is fine even with unread input (`input-failure`: the client had not closed its side yet).
+ */
+function describeServerEnd(result: SandboxRunResult, stopped: boolean): string | null {
+  const tail = result.stderrTail.trim().slice(-200);
+  if (result.state === "spawn-failure" || result.state === "sandbox-setup-failure" || result.state === "cleanup-failure") {
+    return `sandbox ${result.state}${result.setupError === null ? "" : ` (${result.setupError})`}: ${tail}`;
+  }
+  if (stopped || (result.exitCode === 0 && (result.state === "exited" || result.state === "input-failure"))) return null;
+  const how = result.state === "exited" || result.state === "input-failure" ? "exited" : result.state;
+  return `ended ${how} (exit ${String(result.exitCode)}): ${tail}`;
 }
 
 function listen(server: Server, path: string): Promise<void> {
@@ -75,7 +95,13 @@ export async function serveMcpServers(input: ServeMcpInput): Promise<McpHost> {
   const runs = new Set<Promise<void>>();
   const listeners: Server[] = [];
 
+  const active = new Map<string, number>();
   const serve = (server: McpServer, socket: Socket): void => {
+    if ((active.get(server.name) ?? 0) >= MAX_RUNS_PER_SERVER) {
+      socket.destroy();
+      return;
+    }
+    active.set(server.name, (active.get(server.name) ?? 0) + 1);
     const hangUp = new AbortController();
     socket.once("close", () => hangUp.abort());
     socket.on("error", () => hangUp.abort());
@@ -102,11 +128,8 @@ export async function serveMcpServers(input: ServeMcpInput): Promise<McpHost> {
       },
     )
       .then((result) => {
-        // A server stopped because its session hung up or the cell ended is the normal end of a connection.
-        const stopped = hangUp.signal.aborted || signal.aborted;
-        if (!(result.ok || (stopped && (result.state === "cancelled" || result.state === "exited" || result.state === "forced-kill")))) {
-          note(`ended ${result.state} (exit ${String(result.exitCode)}${result.setupError === null ? "" : `, ${result.setupError}`}): ${result.stderrTail.trim().slice(-200)}`);
-        }
+        const problem = describeServerEnd(result, hangUp.signal.aborted || signal.aborted);
+        if (problem !== null) note(problem);
         socket.end();
       })
       .catch((error: unknown) => {
@@ -114,7 +137,10 @@ export async function serveMcpServers(input: ServeMcpInput): Promise<McpHost> {
         socket.destroy();
       });
     runs.add(run);
-    void run.finally(() => runs.delete(run));
+    void run.finally(() => {
+      runs.delete(run);
+      active.set(server.name, (active.get(server.name) ?? 1) - 1);
+    });
   };
 
   const sessionMounts: Mount[] = [
