@@ -20,6 +20,7 @@ interface Event {
   subtype?: string;
   tools?: string[];
   mcp_servers?: { name: string; status: string }[];
+  slash_commands?: string[];
   message?: { content?: unknown };
 }
 interface Row {
@@ -161,6 +162,9 @@ describe.skipIf(tools.skip)("a suite's MCP servers in the cells", () => {
       const events = transcriptOf(rowOf(task, "baseline_nomcp"));
       const init = initOf(events);
       expect(init.tools?.filter((tool) => tool.startsWith("mcp__"))).toEqual([]);
+      expect(init.tools).not.toContain("Skill");
+      // --disable-slash-commands: no command (and so no skill) reaches the session.
+      expect(init.slash_commands).toEqual([]);
       expect(init.mcp_servers ?? []).toEqual([]);
       const [answer] = toolResults(events);
       expect(answer?.isError).toBe(true);

@@ -25,6 +25,8 @@ export interface SessionSpec {
   readonly disallowSkill: boolean;
   /** Whether the Edit tool is offered (false for review sessions, reference §6.4 `allow_edit`). */
   readonly allowEdit: boolean;
+  /** `--disable-slash-commands` (baseline_nomcp, reference §6.4); absent: slash commands stay. */
+  readonly disableSlashCommands?: true;
 }
 
 /** True when the arm runs on this kind of task: review arms on review tasks, implementation arms on the others. */
@@ -69,6 +71,7 @@ export function buildArmSessions(requested: Arm, task: string, skills: SuiteSkil
         expectedSkill: null,
         disallowSkill: true,
         allowEdit: true,
+        ...(arm === "baseline_nomcp" ? { disableSlashCommands: true as const } : {}),
       },
     ];
   }

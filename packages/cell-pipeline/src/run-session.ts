@@ -127,6 +127,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
       allowEdit: spec.allowEdit,
       addDirs: review ? [SANDBOX_REVIEW_OUTPUT] : [],
       pinnedEnv,
+      ...(spec.disableSlashCommands === true ? { disableSlashCommands: true } : {}),
       ...(context.mcp === undefined ? {} : { mcpConfig: context.mcp.session.config, mcpAllowedTools: context.mcp.session.allowedTools, mcpDisallowedTools: context.mcp.session.disallowedTools }),
     }),
     { timeoutMs: context.timeoutMs, stdin: spec.prompt, maxStdoutBytes: 8 * 1024 * 1024, ...(context.signal === undefined ? {} : { signal: context.signal }) },

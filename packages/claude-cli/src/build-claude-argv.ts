@@ -55,6 +55,8 @@ export interface ClaudeArgvInput {
   readonly mcpAllowedTools?: readonly string[];
   /** MCP tool patterns refused with `--disallowedTools` (baseline_nomcp names every declared server). */
   readonly mcpDisallowedTools?: readonly string[];
+  /** Add `--disable-slash-commands` (baseline_nomcp, reference §6.4). */
+  readonly disableSlashCommands?: boolean;
 }
 
 /**
@@ -85,6 +87,7 @@ export function buildClaudeArgv(input: ClaudeArgvInput): string[] {
     tools,
     "--allowedTools",
     [tools, ...(input.mcpAllowedTools ?? [])].join(","),
+    ...(input.disableSlashCommands === true ? ["--disable-slash-commands"] : []),
     "--permission-mode",
     "dontAsk",
     "--model",
