@@ -115,7 +115,7 @@ beforeAll(async () => {
   const address = listener.address();
   const port = typeof address === "object" && address !== null ? address.port : 0;
   const suite = writeSuite(port, "suite.yaml", "clean");
-  const args = ["--tasks", suite, "--script", join(FIXTURE, "script.yaml"), "--oracles", join(REPO_ROOT, "oracles"), "--arms", "baseline", "baseline_nomcp", "--repeats", "1", "--workers", "2", "--out", out];
+  const args = ["--tasks", suite, "--script", join(FIXTURE, "script.yaml"), "--oracles", join(REPO_ROOT, "oracles"), "--arms", "workflow_direct", "baseline", "baseline_nomcp", "--repeats", "1", "--workers", "2", "--out", out];
   const result = await runRunner(args);
   exitCode = result.code;
   stderr = result.stderr;
@@ -133,9 +133,20 @@ afterAll(() => {
 describe.skipIf(tools.skip)("a suite's MCP servers in the cells", () => {
   it("ran every cell to a verdict", () => {
     expect(exitCode, stderr).toBe(0);
-    expect(rows.map((row) => `${row.task}/${row.arm}`).sort()).toEqual(["mcp-call/baseline", "mcp-call/baseline_nomcp", "mcp-hostile/baseline", "mcp-hostile/baseline_nomcp"]);
-    // The scripted agents only call tools and answer: no patch, which is the expected verdict (not a harness failure).
-    for (const row of rows) expect(row["error_kind"], `${row.task}/${row.arm}: ${JSON.stringify(row["error_detail"])}`).toBe("no-work-produced");
+    expect(rows.map((row) => `${row.task}/${row.arm}`).sort()).toEqual([
+      "mcp-call/baseline",
+      "mcp-call/baseline_nomcp",
+      "mcp-call/workflow_direct",
+      "mcp-hostile/baseline",
+      "mcp-hostile/baseline_nomcp",
+      "mcp-hostile/workflow_direct",
+    ]);
+    // The scripted agents only call tools and answer: no patch, which is the expected verdict (not a harness failure);
+    // the hostile trajectory never invokes the work skill.
+    for (const row of rows) {
+      const expected = row.task === "mcp-hostile" && row.arm === "workflow_direct" ? "skill-not-invoked" : "no-work-produced";
+      expect(row["error_kind"], `${row.task}/${row.arm}: ${JSON.stringify(row["error_detail"])}`).toBe(expected);
+    }
     for (const row of rows) expect(row["evidence_diagnostics"], `${row.task}/${row.arm}`).toEqual([]);
   });
 
@@ -149,6 +160,14 @@ describe.skipIf(tools.skip)("a suite's MCP servers in the cells", () => {
     expect(answer?.text).toContain("src/math.js:4: export function sum(values) {");
     expect(impact?.isError).toBe(false);
     expect(impact?.text).toMatch(/^src\/math\.js: \d+ mention\(s\)$/mu);
+  });
+
+  it("counts a workflow session's MCP tool use per server in the row, from the parent-captured stream", () => {
+    const row = rowOf("mcp-call", "workflow_direct");
+    expect(row["skill_invoked"]).toBe(true);
+    expect(row["mcp_tool_uses"]).toEqual({ "wfbench-demo": 1, hostile: 0 });
+    const [, answer] = toolResults(transcriptOf(row));
+    expect(answer?.text).toContain("src/math.js:4: export function sum(values) {");
   });
 
   it("counts each session's MCP tool uses per server in the row, from the parent-captured stream", () => {
