@@ -164,6 +164,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         if (event.kind === "prepared") progress.start(event.cells);
         if (event.kind === "cell-end") progress.advance();
       },
+      nodePath: process.execPath,
     });
     progress.stop();
     const show = (path: string): string => relative(cwd, path) || ".";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SANDBOX_REVIEW_OUTPUT_PATH, buildReviewPromptContract } from "@wfbench/review-scoring";
-import { HEADLESS_VERIFY, buildArmSessions, isArmForTask, isCandidateArm, isSupportedArm, listArmSkills, resolveIncumbentArm } from "./arms.js";
+import { HEADLESS_VERIFY, MCP_UNAVAILABLE_NOTE, buildArmSessions, isArmForTask, isCandidateArm, isSupportedArm, listArmSkills, resolveIncumbentArm } from "./arms.js";
 
 const SKILLS = { plan: "demo-plan", work: "demo-work", review: "demo-review" };
 
@@ -110,5 +110,18 @@ describe("candidate arms (Appendix B CANDIDATE_ARMS)", () => {
     expect(isCandidateArm("workflow")).toBe(false);
     expect(isCandidateArm("candidate_baseline")).toBe(false);
     expect(resolveIncumbentArm("baseline")).toBe("baseline");
+  });
+});
+
+describe("baseline_nomcp", () => {
+  it("plays the baseline session with the no-MCP note and without slash commands", () => {
+    const skills = { plan: "p", work: "w", review: "r" };
+    const [baseline] = buildArmSessions("baseline", "Add clamp.", skills);
+    const [nomcp] = buildArmSessions("baseline_nomcp", "Add clamp.", skills);
+    expect(nomcp).toEqual({ ...baseline, prompt: `${baseline?.prompt ?? ""}\n\n${MCP_UNAVAILABLE_NOTE}`, disableSlashCommands: true });
+    expect(baseline?.disableSlashCommands).toBeUndefined();
+    expect(listArmSkills("baseline_nomcp", skills)).toEqual([]);
+    expect(isArmForTask("baseline_nomcp", false)).toBe(true);
+    expect(isArmForTask("baseline_nomcp", true)).toBe(false);
   });
 });

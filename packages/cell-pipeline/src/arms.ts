@@ -19,6 +19,9 @@ export const PLAN_DIR = "docs/plans";
 export const HEADLESS_VERIFY =
   "Verification counts only if you observe it in this session: run the typecheck and the tests in the foreground until they finish. Never background them or wait for a scheduled wake-up.";
 
+/** Appended to the `baseline_nomcp` prompt (reference Appendix B, GITNEXUS_UNAVAILABLE_NOTE, generalised and reworded). */
+export const MCP_UNAVAILABLE_NOTE = "No MCP code-intelligence tools are available in this session: work with the built-in tools only.";
+
 /** One headless session of an arm. */
 export interface SessionSpec {
   readonly phase: "plan" | "work" | "review";
@@ -29,6 +32,8 @@ export interface SessionSpec {
   readonly disallowSkill: boolean;
   /** Whether the Edit tool is offered (false for review sessions, reference §6.4 `allow_edit`). */
   readonly allowEdit: boolean;
+  /** `--disable-slash-commands` (baseline_nomcp, reference §6.4); absent: slash commands stay. */
+  readonly disableSlashCommands?: true;
 }
 
 /** True when the arm runs on this kind of task: review arms on review tasks, implementation arms on the others. */
@@ -73,14 +78,16 @@ export function buildArmSessions(requested: Arm, task: string, suiteSkills: Suit
       },
     ];
   }
-  if (arm === "baseline") {
+  if (arm === "baseline" || arm === "baseline_nomcp") {
+    const note = arm === "baseline_nomcp" ? `\n\n${MCP_UNAVAILABLE_NOTE}` : "";
     return [
       {
         phase: "work",
-        prompt: `${task}\n\nImplement the change in this repository and verify it by running the relevant tests. Work autonomously: nobody will answer questions.`,
+        prompt: `${task}\n\nImplement the change in this repository and verify it by running the relevant tests. Work autonomously: nobody will answer questions.${note}`,
         expectedSkill: null,
         disallowSkill: true,
         allowEdit: true,
+        ...(arm === "baseline_nomcp" ? { disableSlashCommands: true as const } : {}),
       },
     ];
   }

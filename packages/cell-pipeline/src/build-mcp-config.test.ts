@@ -1,39 +1,39 @@
 import { describe, expect, it } from "vitest";
-import { SANDBOX_BWRAP, buildSessionMcp } from "./build-mcp-config.js";
+import { SANDBOX_MCP_RELAY_DIR, SANDBOX_NODE, buildSessionMcp } from "./build-mcp-config.js";
+import { countMcpToolUses } from "./summarize-sessions.js";
 
-const DEMO = { name: "wfbench-demo", command: "/opt/claude/node", args: ["/opt/wfbench-mcp/bin.js", "--root", "/workspace"], readOnlyPaths: ["/opt/wfbench-mcp"] };
+const DEMO = { name: "wfbench-demo", command: "/opt/claude/node", args: ["/opt/mcp/demo/bin.mjs", "--root", "/workspace"], mounts: [{ source: "/srv/demo", target: "/opt/mcp/demo" }] };
+const GITNEXUS = { ...DEMO, name: "gitnexus", mounts: [] };
 
 describe("buildSessionMcp", () => {
-  it("gives every MCP-keeping arm each server behind env -i and its own network-less bwrap with a read-only workspace", () => {
-    for (const arm of ["workflow", "workflow_direct", "baseline", "review", "ce_workflow"] as const) {
-      const mcp = buildSessionMcp(arm, [DEMO]);
+  it("gives every MCP-keeping arm each server as a node relay to its own socket, pre-approving its tools", () => {
+    for (const arm of ["workflow", "workflow_direct", "baseline", "review", "candidate_workflow"] as const) {
+      const mcp = buildSessionMcp(arm, [DEMO, GITNEXUS]);
       const config = JSON.parse(mcp.config) as { mcpServers: Record<string, { type: string; command: string; args: string[] }> };
-      expect(Object.keys(config.mcpServers)).toEqual(["wfbench-demo"]);
-      const server = config.mcpServers["wfbench-demo"];
-      expect(server?.type).toBe("stdio");
-      expect(server?.command).toBe("/usr/bin/env");
-      const args = server?.args ?? [];
-      expect(args.slice(0, 2)).toEqual(["-i", SANDBOX_BWRAP]);
-      expect(args).toContain("--unshare-net");
-      expect(args).toContain("--clearenv");
-      const ws = args.indexOf("/workspace");
-      expect(args[ws - 1]).toBe("--ro-bind");
-      expect(args).not.toContain("--bind");
-      expect(args.slice(args.indexOf("--") + 1)).toEqual([DEMO.command, ...DEMO.args]);
-      expect(mcp.allowedTools).toEqual(["mcp__wfbench-demo"]);
+      expect(Object.keys(config.mcpServers).sort()).toEqual(["gitnexus", "wfbench-demo"]);
+      expect(config.mcpServers["wfbench-demo"]).toEqual({ type: "stdio", command: SANDBOX_NODE, args: [`${SANDBOX_MCP_RELAY_DIR}/relay.mjs`, `${SANDBOX_MCP_RELAY_DIR}/s0.sock`] });
+      expect(config.mcpServers["gitnexus"]?.args[1]).toBe(`${SANDBOX_MCP_RELAY_DIR}/s1.sock`);
+      // The server's own command never reaches the cell: it runs host-side, in its own sandbox.
+      expect(mcp.config).not.toContain("/opt/mcp/demo");
+      expect(mcp.allowedTools).toEqual(["mcp__wfbench-demo", "mcp__gitnexus"]);
       expect(mcp.disallowedTools).toEqual([]);
     }
   });
 
   it("gives baseline_nomcp no server at all and refuses every declared server's tools", () => {
-    const mcp = buildSessionMcp("baseline_nomcp", [DEMO, { ...DEMO, name: "gitnexus" }]);
+    const mcp = buildSessionMcp("baseline_nomcp", [DEMO, GITNEXUS]);
     expect(mcp).toEqual({ config: '{"mcpServers":{}}', allowedTools: [], disallowedTools: ["mcp__wfbench-demo", "mcp__gitnexus"] });
   });
+});
 
-  it("refuses a malformed or duplicate declaration", () => {
-    expect(() => buildSessionMcp("workflow", [{ ...DEMO, name: "Bad Name" }])).toThrow(/lower-case/u);
-    expect(() => buildSessionMcp("workflow", [{ ...DEMO, command: "node" }])).toThrow(/absolute/u);
-    expect(() => buildSessionMcp("workflow", [{ ...DEMO, readOnlyPaths: ["/opt/../etc"] }])).toThrow(/without \.\./u);
-    expect(() => buildSessionMcp("workflow", [DEMO, DEMO])).toThrow(/declared twice/u);
+describe("countMcpToolUses", () => {
+  it("counts mcp__<server>__<tool> uses per declared server, zero for an unused one, and ignores undeclared servers", () => {
+    const tally = { Bash: 2, "mcp__wfbench-demo__find_references": 3, "mcp__wfbench-demo__impact": 1, mcp__other__x: 5 };
+    expect(countMcpToolUses(tally, ["wfbench-demo", "gitnexus"])).toEqual({ "wfbench-demo": 4, gitnexus: 0 });
+  });
+
+  it("is null when no server is declared or the tally is unmeasured", () => {
+    expect(countMcpToolUses({ Bash: 1 }, [])).toBeNull();
+    expect(countMcpToolUses(null, ["gitnexus"])).toBeNull();
   });
 });

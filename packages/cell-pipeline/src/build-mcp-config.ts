@@ -1,22 +1,18 @@
 import { canonicalJson } from "@wfbench/digest";
 import type { KnownArm } from "@wfbench/result-row";
-import { z } from "zod";
+import type { McpServer } from "@wfbench/task-suite";
 
-/** In-sandbox path of the bwrap binary the cell mounts for nested sandboxes (reference §6.2 mount 5). */
-export const SANDBOX_BWRAP = "/opt/claude/bwrap";
+/** In-sandbox path of the node binary the cell mounts for the MCP relay and each server's own sandbox. */
+export const SANDBOX_NODE = "/opt/claude/node";
+/** In-sandbox directory (read-only) holding the relay script and one socket per declared server. */
+export const SANDBOX_MCP_RELAY_DIR = "/opt/wfbench-mcp";
+/** The relay's file name inside SANDBOX_MCP_RELAY_DIR (and inside the cell's private MCP directory on the host). */
+export const MCP_RELAY_FILE = "relay.mjs";
 
-/** One MCP server a suite declares: a stdio command with in-sandbox paths, plus the extra read-only paths it needs. */
-export const McpServerDeclarationSchema = z
-  .object({
-    name: z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/u, "must be lower-case letters, digits, - or _ (it becomes mcp__<name>__*)"),
-    command: z.string().regex(/^\/[^\0]*$/u, "must be an absolute in-sandbox path"),
-    args: z.array(z.string().refine((arg) => !arg.includes("\0"), "must not contain NUL")).max(64).default([]),
-    readOnlyPaths: z.array(z.string().regex(/^\/(?!.*(?:^|\/)\.\.(?:\/|$))[^\0]*$/u, "must be an absolute path without ..")).max(16).default([]),
-  })
-  .strict();
-
-/** A declared MCP server as suites write it. */
-export type McpServerDeclaration = z.input<typeof McpServerDeclarationSchema>;
+/** The socket file name of the `index`-th declared server (short: a socket path must stay under 108 bytes). */
+export function mcpSocketName(index: number): string {
+  return `s${index}.sock`;
+}
 
 /** What one session's argv gets: the `--mcp-config` JSON and the MCP tool patterns to allow and to refuse. */
 export interface SessionMcp {
@@ -25,33 +21,18 @@ export interface SessionMcp {
   readonly disallowedTools: readonly string[];
 }
 
-// Each server runs in a sandbox of its own inside the cell: no network, the workspace read-only, a fresh home and
-// tmp, only the declared paths; nothing it writes survives and it cannot see the oracle (staged only after sessions).
-function nestedPrefix(server: z.output<typeof McpServerDeclarationSchema>): string[] {
-  const args = ["-i", SANDBOX_BWRAP, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
-  for (const path of ["/usr", "/bin", "/lib", "/lib64", "/etc/ssl", "/etc/passwd", "/etc/group"]) args.push("--ro-bind-try", path, path);
-  args.push("--ro-bind", "/workspace", "/workspace", "--ro-bind", "/opt/claude/node", "/opt/claude/node");
-  for (const path of server.readOnlyPaths) args.push("--ro-bind", path, path);
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run", "--tmpfs", "/tmp", "--tmpfs", "/home", "--dir", "/home/agent", "--clearenv");
-  args.push("--setenv", "HOME", "/home/agent", "--setenv", "TMPDIR", "/tmp", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8");
-  args.push("--chdir", "/workspace", "--");
-  return args;
-}
-
 /**
- * The strict, clone-local MCP configuration of one session (reference §6.4, Appendix B): every declared server, each
- * behind its own nested bwrap (`env -i` first, so the session's environment and its token never reach it) with the
- * workspace read-only and no network; `baseline_nomcp` gets `{"mcpServers":{}}` and every server's tools refused.
- * Other arms, `baseline` included, keep the tools (a baseline loses only its skills). Throws a ZodError for a malformed
- * declaration and a TypeError for a duplicate name.
+ * The strict, clone-local MCP configuration of one session (reference §6.4, Appendix B). Each declared server is a
+ * stdio relay the CLI starts inside the cell: node copies stdio to the server's socket, and the harness serves that
+ * socket with the real server in a sandbox of its own (serveMcpServers: workspace read-only, no network). Every arm
+ * but `baseline_nomcp` keeps the tools (a baseline loses only its skills); `baseline_nomcp` gets `{"mcpServers":{}}`
+ * and every declared server's tools refused. Trusts the servers to be a validated suite's (unique names).
  */
-export function buildSessionMcp(arm: KnownArm, declarations: readonly McpServerDeclaration[]): SessionMcp {
-  const servers = declarations.map((declaration) => McpServerDeclarationSchema.parse(declaration));
-  const names = servers.map((server) => server.name);
-  const duplicate = names.find((name, index) => names.indexOf(name) !== index);
-  if (duplicate !== undefined) throw new TypeError(`MCP server ${duplicate} is declared twice: give each server its own name`);
-  const patterns = names.map((name) => `mcp__${name}`);
+export function buildSessionMcp(arm: KnownArm, servers: readonly McpServer[]): SessionMcp {
+  const patterns = servers.map((server) => `mcp__${server.name}`);
   if (arm === "baseline_nomcp") return { config: canonicalJson({ mcpServers: {} }), allowedTools: [], disallowedTools: patterns };
-  const mcpServers = Object.fromEntries(servers.map((server) => [server.name, { type: "stdio", command: "/usr/bin/env", args: [...nestedPrefix(server), server.command, ...server.args] }]));
+  const mcpServers = Object.fromEntries(
+    servers.map((server, index) => [server.name, { type: "stdio", command: SANDBOX_NODE, args: [`${SANDBOX_MCP_RELAY_DIR}/${MCP_RELAY_FILE}`, `${SANDBOX_MCP_RELAY_DIR}/${mcpSocketName(index)}`] }]),
+  );
   return { config: canonicalJson({ mcpServers }), allowedTools: patterns, disallowedTools: [] };
 }

@@ -2,7 +2,7 @@ import type { Template } from "@wfbench/clone-sanitizer";
 import type { CellUsageSummary, StreamAccounting } from "@wfbench/litellm-gateway";
 import type { OracleSnapshot } from "@wfbench/oracle-snapshot";
 import type { Arm } from "@wfbench/result-row";
-import type { ResolvedSource, SuiteSkills, Task } from "@wfbench/task-suite";
+import type { McpServer, ResolvedSource, SuiteSkills, Task } from "@wfbench/task-suite";
 import type { CandidateOverlayFile } from "./read-candidate-overlay.js";
 import type { SessionSandbox } from "./run-session.js";
 
@@ -29,6 +29,16 @@ export interface CellGateway {
   /** With the cell's stream accounting, also counts the served requests its CLI streams do not account for. */
   summarizeCell(cellId: string, stream?: StreamAccounting): CellUsageSummary;
   flush(): Promise<void>;
+}
+
+/** A built, proved-clean index of the cell's sanitized commit (the suite's `index_builder` output). */
+export interface CellIndex {
+  /** The harness-private output directory, bound read-only at /workspace/<output>. */
+  readonly hostDir: string;
+  /** Repo-relative path the index appears at in the workspace. */
+  readonly output: string;
+  readonly snapshotDigest: string;
+  readonly manifestDigest: string;
 }
 
 /** Everything one (task, arm, repeat) needs; all of it is the harness's own, already validated data. */
@@ -66,4 +76,9 @@ export interface RunCellInput {
   readonly cePlugin?: CellCePlugin;
   /** The backend of every process the cell starts (default bwrap); host-unsafe is recorded in the row. */
   readonly backend?: CellBackend;
+  /**
+   * The suite's MCP servers, the host node binary their relay and sandboxes run on, and the index of the cell's
+   * sanitized commit when the suite builds one; absent or no servers: none.
+   */
+  readonly mcp?: { readonly servers: readonly McpServer[]; readonly nodePath: string; readonly index?: CellIndex };
 }

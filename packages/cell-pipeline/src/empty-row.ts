@@ -39,6 +39,7 @@ export function emptyRow(input: EmptyRowInput): CellDraft {
     transcript_artifacts: [],
     evidence_diagnostics: [],
     gitnexus_tool_uses: null,
+    mcp_tool_uses: null,
     tool_use_counts: null,
     wire_requests: null,
     wire_failed_requests: null,

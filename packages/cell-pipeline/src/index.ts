@@ -1,6 +1,6 @@
 export { CellPipelineError, isCellPipelineError } from "./errors.js";
 export type { CellPipelineErrorCode } from "./errors.js";
-export { CE_SKILLS, HEADLESS_VERIFY, PLAN_DIR, SANDBOX_CE_PLUGIN, buildArmSessions, isArmForTask, listArmSkills } from "./arms.js";
+export { CE_SKILLS, HEADLESS_VERIFY, MCP_UNAVAILABLE_NOTE, PLAN_DIR, SANDBOX_CE_PLUGIN, buildArmSessions, isArmForTask, listArmSkills } from "./arms.js";
 export type { SessionSpec } from "./arms.js";
 export { OVERLAY_LIMITS, checkCandidatePath, listSuiteSkills, readCandidateOverlay } from "./read-candidate-overlay.js";
 export type { CandidateOverlay, CandidateOverlayFile, OverlayRefusal, OverlayRule } from "./read-candidate-overlay.js";
@@ -13,11 +13,13 @@ export { SNAPSHOT_LIMITS, START_UP_NOISE, checkPhaseWorkspace, snapshotWorkspace
 export type { SnapshotLimits, WorkspaceSnapshot } from "./snapshot-workspace.js";
 export { runSession } from "./run-session.js";
 export type { SessionContext, SessionRecord, SessionSandbox } from "./run-session.js";
-export { summarizeSessions } from "./summarize-sessions.js";
+export { countMcpToolUses, summarizeSessions } from "./summarize-sessions.js";
 export type { SessionSums } from "./summarize-sessions.js";
 export { runCell } from "./run-cell.js";
-export type { CellBackend, CellCePlugin, CellGateway, RunCellInput } from "./cell-input.js";
+export type { CellBackend, CellCePlugin, CellGateway, CellIndex, RunCellInput } from "./cell-input.js";
 export { REVIEW_ORACLE_OUTPUT, copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
 export type { ReviewArtifactOutcome } from "./score-review-artifact.js";
-export { buildSessionMcp, McpServerDeclarationSchema, SANDBOX_BWRAP } from "./build-mcp-config.js";
-export type { McpServerDeclaration, SessionMcp } from "./build-mcp-config.js";
+export { SANDBOX_MCP_RELAY_DIR, SANDBOX_NODE, buildSessionMcp } from "./build-mcp-config.js";
+export type { SessionMcp } from "./build-mcp-config.js";
+export { serveMcpServers } from "./serve-mcp-servers.js";
+export type { McpHost, ServeMcpInput } from "./serve-mcp-servers.js";

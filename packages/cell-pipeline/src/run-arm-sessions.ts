@@ -128,14 +128,14 @@ const runReview: ArmStrategy = async (input, specs) => {
   return { planProduced: true, planFailure: null, reviewFailure: boundary.ok ? null : `the review session changed the workspace: ${boundary.error}`, reviewDir };
 };
 
-/** Single-session arms (workflow_direct, baseline): each session in order, no phase checks. */
+/** Single-session arms (workflow_direct, baseline, baseline_nomcp): each session in order, no phase checks. */
 const runEach: ArmStrategy = async (input, specs) => {
   for (const spec of specs) input.progress.sessions.push(await runFreshSession(input, spec));
   return { planProduced: true, planFailure: null, reviewFailure: null, reviewDir: null };
 };
 
 /** The session strategy of each incumbent arm; a candidate arm runs its incumbent's. */
-const STRATEGIES: Readonly<Record<IncumbentArm, ArmStrategy>> = { workflow: runWorkflow, review: runReview, workflow_direct: runEach, baseline: runEach };
+const STRATEGIES: Readonly<Record<IncumbentArm, ArmStrategy>> = { workflow: runWorkflow, review: runReview, workflow_direct: runEach, baseline: runEach, baseline_nomcp: runEach };
 
 /**
  * Runs the sessions of one arm in a prepared cell with its incumbent arm's strategy (workflow: plan then work,

@@ -1,24 +1,26 @@
 import { performance } from "node:perf_hooks";
-import { mkdtemp, readdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { isSanitizerError } from "@wfbench/clone-sanitizer";
+import { inspectRelativePath, isSanitizerError } from "@wfbench/clone-sanitizer";
 import { removeTree } from "@wfbench/durable-fs";
 import { ORACLE_OUTPUT, isOracleError } from "@wfbench/oracle-snapshot";
 import { buildResultRow, isCandidateArm, isCeArm, resolveIncumbentArm, type ResultRow } from "@wfbench/result-row";
-import { isSandboxError } from "@wfbench/sandbox-bwrap";
+import { SANDBOX_WORKSPACE, isSandboxError, type Mount } from "@wfbench/sandbox-bwrap";
 import { isEvidenceError, redactText } from "@wfbench/stream-json-evidence";
 import { buildArmSessions, listArmSkills } from "./arms.js";
 import type { StreamAccounting } from "@wfbench/litellm-gateway";
 import type { CellGateway, RunCellInput } from "./cell-input.js";
 import { emptyRow, recordFields, type CellDraft } from "./empty-row.js";
-import { isCellPipelineError } from "./errors.js";
+import { CellPipelineError, isCellPipelineError } from "./errors.js";
 import { attributeFailure } from "./attribute-failure.js";
 import { judgeCell, judgeCleanupFailure, type CellVerdict, type SessionEnding, type SessionFacts, type WireFacts } from "./judge-cell.js";
 import { measureCell } from "./measure-cell.js";
 import { prepareCell, type PreparedCell } from "./prepare-cell.js";
 import { runArmSessions, type SessionProgress } from "./run-arm-sessions.js";
 import type { SessionContext, SessionRecord } from "./run-session.js";
-import { summarizeSessions } from "./summarize-sessions.js";
+import { countMcpToolUses, summarizeSessions } from "./summarize-sessions.js";
+import { buildSessionMcp } from "./build-mcp-config.js";
+import { serveMcpServers, type McpHost } from "./serve-mcp-servers.js";
 import { reconcileCost } from "./reconcile-cost.js";
 import { recordPhase, timePhase } from "./time-phase.js";
 
@@ -223,6 +225,31 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
   return buildResultRow({ ...draft, recorded_at: now().toISOString() });
 
   async function runPreparedCell(prepared: PreparedCell): Promise<void> {
+    const servers = input.mcp?.servers ?? [];
+    const keepsMcp = servers.length > 0 && arm !== "baseline_nomcp";
+    // The index is bound over an empty directory (git shows none), read-only for the sessions and every server.
+    const index = keepsMcp ? (input.mcp?.index ?? null) : null;
+    const indexMounts: Mount[] = index === null ? [] : [{ source: index.hostDir, target: `${SANDBOX_WORKSPACE}/${index.output}`, mode: "ro" }];
+    if (index !== null) {
+      const seen = await inspectRelativePath(prepared.workspace, index.output);
+      if (seen.kind !== "absent") throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", `the index path ${index.output} already exists in the workspace (the task's setup or assets made it): choose another index_builder.output`);
+      await mkdir(join(prepared.workspace, index.output), { recursive: true });
+      recordFields(draft, { sanitized_graph_snapshot_digest: index.snapshotDigest, sanitized_graph_manifest_digest: index.manifestDigest });
+    }
+    // baseline_nomcp starts no server at all: an empty strict config, every declared server's tools refused.
+    const mcpHost: McpHost | null =
+      !keepsMcp || input.mcp === undefined
+        ? null
+        : await serveMcpServers({
+            extraMounts: indexMounts,
+            servers,
+            workspace: prepared.workspace,
+            hostDir: join(prepared.privateRoot, "mcp"),
+            nodePath: input.mcp.nodePath,
+            timeoutMs: input.timeoutMs,
+            ...(input.signal === undefined ? {} : { signal: input.signal }),
+            ...(input.sessionSandbox === undefined ? {} : { sandbox: input.sessionSandbox }),
+          });
     const context: SessionContext = {
       workspace: prepared.workspace,
       homeHostPath: prepared.home,
@@ -245,8 +272,10 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       ...(input.signal === undefined ? {} : { signal: input.signal }),
       ...(input.sessionSandbox === undefined ? (input.backend === undefined ? {} : { sandbox: input.backend.run }) : { sandbox: input.sessionSandbox }),
       ...(isCeArm(arm) && input.cePlugin !== undefined ? { cePluginHostPath: input.cePlugin.hostPath } : {}),
+      ...(servers.length === 0 ? {} : { mcp: { session: buildSessionMcp(arm, servers), mounts: [...(mcpHost?.sessionMounts ?? []), ...indexMounts] } }),
     };
     sessionsStarted = true;
+    let mcpNotes: string[] = [];
     const outcome = await runArmSessions(logic, {
       arm,
       taskPrompt: task.prompt,
@@ -259,11 +288,18 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       progress,
       harnessGit: prepared.harnessGit,
       reviewPlaceholders: (input.backend?.kind ?? "bwrap") === "bwrap",
+    }).finally(async () => {
+      if (mcpHost !== null) mcpNotes = await mcpHost.close();
     });
     await gateway.revoke();
 
     const summary = summarizeSessions(progress.sessions);
-    recordFields(draft, { ...summary, plan_produced: outcome.planProduced });
+    recordFields(draft, {
+      ...summary,
+      evidence_diagnostics: [...summary.evidence_diagnostics, ...mcpNotes],
+      plan_produced: outcome.planProduced,
+      mcp_tool_uses: countMcpToolUses(summary.tool_use_counts, servers.map((server) => server.name)),
+    });
     sessionsFolded = true;
     const sessions: SessionFacts = {
       ok: summary.ok,

@@ -7,6 +7,7 @@ import { recordSessionEvidence, type RecordedSession } from "@wfbench/stream-jso
 import { buildCliGatewayEnv } from "@wfbench/litellm-gateway";
 import { SANDBOX_REVIEW_OUTPUT } from "@wfbench/review-scoring";
 import { SANDBOX_CE_PLUGIN, type SessionSpec } from "./arms.js";
+import type { SessionMcp } from "./build-mcp-config.js";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import { CellPipelineError } from "./errors.js";
 
@@ -44,6 +45,8 @@ export interface SessionContext {
   readonly dependencyTmpfs?: readonly string[];
   /** CE arms only: host path of the frozen CE plugin snapshot, bound read-only at SANDBOX_CE_PLUGIN and loaded with --plugin-dir. */
   readonly cePluginHostPath?: string;
+  /** The arm's MCP configuration and the read-only mounts its relay needs (none for `baseline_nomcp`); absent: no servers. */
+  readonly mcp?: { readonly session: SessionMcp; readonly mounts: readonly Mount[] };
 }
 
 /**
@@ -88,6 +91,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     { source: context.claudePath, target: SANDBOX_CLAUDE, mode: "ro" },
     { source: context.shellPrefixPath, target: SANDBOX_SHELL_PREFIX, mode: "ro" },
     ...(context.cePluginHostPath === undefined ? [] : [{ source: context.cePluginHostPath, target: SANDBOX_CE_PLUGIN, mode: "ro" as const }]),
+    ...(context.mcp?.mounts ?? []),
   ];
   const review = spec.phase === "review";
   await assertSettingsTargets(context.workspace);
@@ -119,7 +123,17 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
       env,
       network: { mode: "gateway-socket", hostSocketPath: context.gatewaySocketPath },
     },
-    buildClaudeArgv({ model: context.model, effort: context.effort, disallowSkill: spec.disallowSkill, allowEdit: spec.allowEdit, addDirs: review ? [SANDBOX_REVIEW_OUTPUT] : [], pinnedEnv, pluginDirs: context.cePluginHostPath === undefined ? [] : [SANDBOX_CE_PLUGIN] }),
+    buildClaudeArgv({
+      model: context.model,
+      effort: context.effort,
+      disallowSkill: spec.disallowSkill,
+      allowEdit: spec.allowEdit,
+      addDirs: review ? [SANDBOX_REVIEW_OUTPUT] : [],
+      pinnedEnv,
+      pluginDirs: context.cePluginHostPath === undefined ? [] : [SANDBOX_CE_PLUGIN],
+      ...(spec.disableSlashCommands === true ? { disableSlashCommands: true } : {}),
+      ...(context.mcp === undefined ? {} : { mcpConfig: context.mcp.session.config, mcpAllowedTools: context.mcp.session.allowedTools, mcpDisallowedTools: context.mcp.session.disallowedTools }),
+    }),
     { timeoutMs: context.timeoutMs, stdin: spec.prompt, maxStdoutBytes: 8 * 1024 * 1024, ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );
   return recordSessionEvidence(spec, result, context);

@@ -67,3 +67,17 @@ export function summarizeSessions(sessions: readonly SessionRecord[]): SessionSu
     tool_use_counts: measured ? toolUseCounts : null,
   };
 }
+
+/**
+ * Tool uses per declared MCP server from a cell's tally (`mcp__<server>__<tool>` names; server names never hold `__`),
+ * every declared server present; null when none is declared or the tally is unmeasured.
+ */
+export function countMcpToolUses(toolUseCounts: Readonly<Record<string, number>> | null, serverNames: readonly string[]): Record<string, number> | null {
+  if (serverNames.length === 0 || toolUseCounts === null) return null;
+  const counts = Object.fromEntries(serverNames.map((name) => [name, 0]));
+  for (const [tool, count] of Object.entries(toolUseCounts)) {
+    const server = /^mcp__(.+?)__/u.exec(tool)?.[1];
+    if (server !== undefined && Object.hasOwn(counts, server)) counts[server] = (counts[server] ?? 0) + count;
+  }
+  return counts;
+}

@@ -7,6 +7,14 @@ function valueAfter(argv: readonly string[], flag: string): string | undefined {
 }
 
 describe("buildClaudeArgv", () => {
+  it("disables slash commands only when asked, between the tool lists and the permission mode", () => {
+    expect(buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: true })).not.toContain("--disable-slash-commands");
+    const argv = buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: true, disableSlashCommands: true });
+    const at = argv.indexOf("--disable-slash-commands");
+    expect(argv[at - 2]).toBe("--allowedTools");
+    expect(argv[at + 1]).toBe("--permission-mode");
+  });
+
   it("runs the mounted CLI headless with stream-json, dontAsk, the pinned model and effort, and no MCP server", () => {
     const argv = buildClaudeArgv({ model: "claude-sonnet-4-5", effort: "high", disallowSkill: false });
     expect(argv.slice(0, 7)).toEqual(["/opt/claude/claude", "-p", "--input-format", "text", "--output-format", "stream-json", "--verbose"]);

@@ -57,6 +57,8 @@ export interface ClaudeArgvInput {
   readonly mcpDisallowedTools?: readonly string[];
   /** In-sandbox plugin directories loaded with `--plugin-dir` (CE arms: the read-only CE plugin snapshot). */
   readonly pluginDirs?: readonly string[];
+  /** Add `--disable-slash-commands` (baseline_nomcp, reference §6.4). */
+  readonly disableSlashCommands?: boolean;
 }
 
 /**
@@ -88,6 +90,7 @@ export function buildClaudeArgv(input: ClaudeArgvInput): string[] {
     tools,
     "--allowedTools",
     [tools, ...(input.mcpAllowedTools ?? [])].join(","),
+    ...(input.disableSlashCommands === true ? ["--disable-slash-commands"] : []),
     "--permission-mode",
     "dontAsk",
     "--model",

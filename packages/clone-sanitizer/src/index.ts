@@ -17,3 +17,4 @@ export type { AssetFailure, TaskAssetCache } from "./task-asset-cache.js";
 export type { AssetEntry, CapturedDependency, TaskAssetSnapshot } from "./snapshot-task-assets.js";
 export { materializeTaskAssets } from "./materialize-task-assets.js";
 export type { AssetMounts } from "./materialize-task-assets.js";
+export { proveIndexClean } from "./prove-index-clean.js";

@@ -35,9 +35,9 @@ afterAll(async () => {
 });
 
 describe("the demo MCP server over stdio", () => {
-  it("lists exactly its find_references tool", async () => {
+  it("lists exactly its find_references and impact tools", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["find_references"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["find_references", "impact"]);
     expect(tools[0]?.inputSchema).toMatchObject({ type: "object", required: ["symbol"] });
   });
 
@@ -51,6 +51,15 @@ describe("the demo MCP server over stdio", () => {
       "test/math.test.js:2: clamp(1, 0, 2);",
     ]);
     expect(text).not.toMatch(/SECRET|HIDDEN|DEP|clamped/u);
+  });
+
+  it("answers impact with each mentioning file, its count, and the tests to re-run", async () => {
+    const result = await client.callTool({ name: "impact", arguments: { symbol: "clamp" } });
+    expect(result.isError).not.toBe(true);
+    const text = (result.content as { type: string; text: string }[]).map((part) => part.text).join("\n");
+    expect(text.split("\n")).toEqual(["src/math.js: 1 mention(s)", "test/math.test.js: 2 mention(s) (test)", "tests to re-run: test/math.test.js"]);
+    const none = await client.callTool({ name: "impact", arguments: { symbol: "nowhere" } });
+    expect(JSON.stringify(none.content)).toContain("nothing mentions nowhere");
   });
 
   it("answers a non-identifier symbol with an error result instead of a regex", async () => {

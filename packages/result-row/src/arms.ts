@@ -16,11 +16,11 @@ export const KNOWN_ARMS = [
 export type KnownArm = (typeof KNOWN_ARMS)[number];
 
 /** The arms this project's cell pipeline can run; the other known arms are refused by the caller. */
-export const SUPPORTED_ARMS = ["workflow", "candidate_workflow", "workflow_direct", "candidate_workflow_direct", "baseline", "review", "candidate_review", "ce_workflow", "ce_workflow_direct", "ce_review"] as const satisfies readonly KnownArm[];
+export const SUPPORTED_ARMS = ["workflow", "candidate_workflow", "workflow_direct", "candidate_workflow_direct", "baseline", "review", "candidate_review", "ce_workflow", "ce_workflow_direct", "ce_review", "baseline_nomcp"] as const satisfies readonly KnownArm[];
 /** A supported arm. */
 export type Arm = (typeof SUPPORTED_ARMS)[number];
 /** An arm that runs with the harness's own (incumbent) skills, or none. */
-export type IncumbentArm = "workflow" | "workflow_direct" | "baseline" | "review";
+export type IncumbentArm = "workflow" | "workflow_direct" | "baseline" | "review" | "baseline_nomcp";
 /** A candidate arm: its incumbent with the candidate overlay's skill files in the cell. */
 export type CandidateArm = "candidate_workflow" | "candidate_workflow_direct" | "candidate_review";
 
@@ -49,7 +49,7 @@ export const CANDIDATE_ARM_NAMES: readonly CandidateArm[] = ["candidate_workflow
  */
 export const DEFAULT_ARMS: readonly Arm[] = ["workflow", "workflow_direct", "baseline", "review"];
 /** Incumbent arms that run on implementation tasks (Appendix B `IMPLEMENTATION_ARMS`, the supported ones). */
-export const IMPLEMENTATION_ARMS: readonly Arm[] = ["workflow", "workflow_direct", "ce_workflow", "ce_workflow_direct", "baseline"];
+export const IMPLEMENTATION_ARMS: readonly Arm[] = ["workflow", "workflow_direct", "ce_workflow", "ce_workflow_direct", "baseline", "baseline_nomcp"];
 /** Incumbent arms that run on review tasks (tasks whose oracle stages `review-labels.json`). */
 export const REVIEW_ARMS: readonly Arm[] = ["review", "ce_review"];
 /** The arms the host-unsafe backend may run, in the only order it accepts (reference §6.8): nothing that can apply. */

@@ -173,6 +173,11 @@ const optionalFields = {
    * (a possible shared-state leak between arms), in canonical order; empty when none.
    */
   contamination_arms: z.array(z.string().min(1)).optional(),
+  /**
+   * Tool uses per declared MCP server (`mcp__<server>__*` tool_use blocks in the parent-captured streams), every
+   * declared server present (0 when unused); null when the suite declares none or a session's stream was unmeasured.
+   */
+  mcp_tool_uses: z.record(z.string(), count).nullable().optional(),
 };
 
 /**

@@ -2,7 +2,7 @@ import { chmod, lstat, mkdir, readFile, readdir, realpath, writeFile } from "nod
 import { isAbsolute, join, relative, sep } from "node:path";
 import { REPORT_PROVENANCE_FILE, formatReportProvenance, renderReport, openResultsLog, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
 import { writeHtmlReport } from "@wfbench/report-html";
-import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay, type CellBackend, type CellCePlugin } from "@wfbench/cell-pipeline";
+import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay, type CellBackend, type CellCePlugin, type CellIndex } from "@wfbench/cell-pipeline";
 import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion, type PromotionMetric } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { CE_ARMS, HOST_UNSAFE_ARMS, isCandidateArm, isCeArm, type Arm, type ResultRow } from "@wfbench/result-row";
@@ -17,6 +17,7 @@ import { redactText } from "@wfbench/redact";
 import { preflight } from "@wfbench/sandbox-bwrap";
 import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
+import { buildIndexes } from "./build-indexes.js";
 import { buildSweepPromotion } from "./build-sweep-promotion.js";
 import { SweepError } from "./errors.js";
 import { startHeartbeat } from "./heartbeat.js";
@@ -131,6 +132,8 @@ export interface RunSweepInput {
    * every process of every cell then runs on it. Absent: bwrap.
    */
   readonly hostUnsafeBackend?: CellBackend;
+  /** The node binary (process.execPath) a suite's MCP servers and their in-cell relay run on; needed only with `mcp_servers`. */
+  readonly nodePath?: string;
 }
 
 async function prepareOutDir(out: string): Promise<void> {
@@ -154,6 +157,10 @@ async function hiddenHarnessPaths(sourceRoot: string, harness: readonly { path: 
     if (!rel.startsWith("..") && !isAbsolute(rel)) hidden.push(rel.split(sep).join("/"));
   }
   return hidden;
+}
+
+function withIndex(index: CellIndex | undefined): { index?: CellIndex } {
+  return index === undefined ? {} : { index };
 }
 
 function badInput(message: string): SweepError {
@@ -235,6 +242,20 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   if (tasks.every((task) => armsOf(task).length === 0)) {
     throw badInput(`--arms ${arms.join(" ")}: no selected task takes these arms (review arms run on review tasks, the others on implementation tasks): add an arm for the suite's tasks`);
   }
+  const mcpServers = suite.value.mcpServers;
+  if (mcpServers.length > 0) {
+    if (input.nodePath === undefined || !isAbsolute(input.nodePath)) throw new TypeError("a suite with mcp_servers needs the node binary's absolute path (RunSweepInput.nodePath)");
+    const declared = [
+      ...mcpServers.flatMap((server, index) => server.mounts.map((mount, at) => ({ field: `mcp_servers[${index}].mounts[${at}].source`, source: mount.source }))),
+      ...(suite.value.indexBuilder?.mounts ?? []).map((mount, at) => ({ field: `index_builder.mounts[${at}].source`, source: mount.source })),
+    ];
+    for (const { field, source } of declared) {
+      const stats = await lstat(source).catch(() => null);
+      if (stats === null || !(stats.isFile() || stats.isDirectory())) {
+        throw badInput(`${options.tasks}: field ${field}: ${source} is not a regular file or directory (a link is refused): build the server or fix the path (relative paths are resolved against the suite file)`);
+      }
+    }
+  }
   // A real upstream needs no script: the scripted model is not started at all.
   const script = upstream.kind === "scripted" ? await loadScript(options.script) : null;
   if (script !== null && !script.ok) throw badInput(`--script: ${script.error.message}`);
@@ -302,6 +323,21 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       prepared.set(task.id, template.value);
     }
     const targetBaseDigests = overlay === null ? {} : await readTargetBases(overlay.value, tasks.filter((task) => armsOf(task).some(isCandidateArm)).map((task) => prepared.get(task.id) as Template));
+
+    // Built once per sanitized commit and proved clean before the model or the gateway is even started.
+    let indexes = new Map<string, CellIndex>();
+    if (suite.value.indexBuilder !== null && input.nodePath !== undefined) {
+      const built = await buildIndexes({
+        builder: suite.value.indexBuilder,
+        templates: tasks.map((task) => prepared.get(task.id) as Template),
+        dir: join(workDir, "indexes"),
+        nodePath: input.nodePath,
+        timeoutMs: options.timeoutS * 1000,
+        signal,
+      });
+      if (!built.ok) throw badInput(`${options.tasks}: ${built.error}`);
+      indexes = built.value;
+    }
 
     const runtime = join(workDir, "runtime");
     await mkdir(runtime, { mode: 0o700 });
@@ -426,6 +462,9 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
           ...(cePlugin === null ? {} : { cePlugin: cePlugin.cell }),
           ...(hostUnsafe === undefined ? {} : { backend: hostUnsafe }),
+          ...(mcpServers.length === 0 || input.nodePath === undefined
+            ? {}
+            : { mcp: { servers: mcpServers, nodePath: input.nodePath, ...withIndex(indexes.get((prepared.get(cell.task.id) as Template).sanitizedSha)) } }),
         });
         running.delete(index);
         done += 1;

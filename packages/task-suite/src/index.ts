@@ -1,7 +1,8 @@
 export { isTaskSuiteError } from "./errors.js";
 export type { SuiteSkills } from "./schema.js";
+export { INDEX_OUTPUT_DIR, MCP_MOUNT_ROOT } from "./schema.js";
 export { loadTaskSuite } from "./load-task-suite.js";
-export type { Task } from "./load-task-suite.js";
+export type { IndexBuilder, McpServer, Task } from "./load-task-suite.js";
 export { createTaskSourceResolver } from "./resolve-task-source.js";
 export type { ResolvedSource } from "./resolve-task-source.js";
 export { digestTaskPrompt } from "./digest-task-prompt.js";

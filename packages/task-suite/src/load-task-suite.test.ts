@@ -48,6 +48,28 @@ describe("parseTaskSuite", () => {
       expect(!blank.ok && blank.error.field).toBe("verify");
     });
 
+    it("takes MCP servers in file order with mount sources resolved against the file's directory", () => {
+      const servers = [
+        { name: "wfbench-demo", command: "/opt/claude/node", args: ["/opt/mcp/demo/bin.mjs", "--root", "/workspace"], mounts: [{ source: "build/demo", target: "/opt/mcp/demo" }] },
+        { name: "gitnexus", command: "/opt/mcp/gitnexus/bin/gitnexus" },
+      ];
+      const result = parse([TASK], { mcp_servers: servers });
+      expect(result.ok && result.value.mcpServers).toEqual([
+        { ...servers[0], mounts: [{ source: "/suite/build/demo", target: "/opt/mcp/demo" }] },
+        { name: "gitnexus", command: "/opt/mcp/gitnexus/bin/gitnexus", args: [], mounts: [] },
+      ]);
+      const none = parse([TASK]);
+      expect(none.ok && none.value.mcpServers).toEqual([]);
+      expect(none.ok && none.value.indexBuilder).toBeNull();
+    });
+
+    it("takes an index builder with its output path and mounts resolved against the file's directory", () => {
+      const server = { name: "gitnexus", command: "/opt/mcp/gitnexus/bin/gitnexus", args: ["mcp"] };
+      const builder = { command: "/opt/mcp/gitnexus/bin/gitnexus", args: ["analyze", "/workspace"], output: ".gitnexus-index", mounts: [{ source: "gn", target: "/opt/mcp/gitnexus" }] };
+      const result = parse([TASK], { mcp_servers: [server], index_builder: builder });
+      expect(result.ok && result.value.indexBuilder).toEqual({ ...builder, mounts: [{ source: "/suite/gn", target: "/opt/mcp/gitnexus" }] });
+    });
+
     it("expands ~ only with a known home directory", () => {
       const withHome = parse([{ ...TASK, repo: "~/src/x" }], {}, { homeDir: "/home/u" });
       expect(withHome.ok && withHome.value.tasks[0]?.repo).toBe("/home/u/src/x");
@@ -58,6 +80,25 @@ describe("parseTaskSuite", () => {
   });
 
   describe("refusals name the task, the field and the fix", () => {
+    it("refuses an index builder without MCP servers, or one writing into a harness path", () => {
+      const builder = { command: "/x", output: "idx" };
+      const alone = parse([TASK], { index_builder: builder });
+      expect(!alone.ok && alone.error.field).toBe("index_builder");
+      const hidden = parse([TASK], { mcp_servers: [{ name: "a", command: "/x" }], index_builder: { ...builder, output: "eval/workflow_bench/x" } });
+      expect(!hidden.ok && hidden.error.field).toBe("index_builder.output");
+      const escaping = parse([TASK], { mcp_servers: [{ name: "a", command: "/x" }], index_builder: { ...builder, output: "../idx" } });
+      expect(!escaping.ok && escaping.error.field).toBe("index_builder.output");
+    });
+
+    it("refuses a duplicate MCP server name and overlapping mount targets", () => {
+      const one = { name: "a", command: "/x", mounts: [{ source: "s", target: "/opt/mcp/a" }] };
+      const twice = parse([TASK], { mcp_servers: [one, { ...one, mounts: [] }] });
+      expect(!twice.ok && twice.error).toMatchObject({ task: null, field: "mcp_servers[1].name" });
+      const overlap = parse([TASK], { mcp_servers: [one, { name: "b", command: "/x", mounts: [{ source: "t", target: "/opt/mcp/a/sub" }] }] });
+      expect(!overlap.ok && overlap.error.field).toBe("mcp_servers[1].mounts[0].target");
+      expect(!overlap.ok && overlap.error.message).toContain("Fix: list mappings");
+    });
+
     it.each([
       ["a blank verify", { ...TASK, verify: "  " }, "add-clamp", "verify", /blank/],
       ["a missing prompt", { ...TASK, prompt: undefined }, "add-clamp", "prompt", /string/],
@@ -116,6 +157,11 @@ describe("parseTaskSuite", () => {
       ["invalid YAML", "tasks: [\n", "tasks"],
       ["a duplicate YAML key", "tasks: []\ntasks: []\n", "tasks"],
       ["bad skill names", "tasks: [1]\nskills: {plan: '../x', work: w}\n", "skills.plan"],
+      ["an MCP server name with __", "tasks: [1]\nmcp_servers: [{name: a__b, command: /x}]\n", "mcp_servers[0].name"],
+      ["a relative MCP command", "tasks: [1]\nmcp_servers: [{name: a, command: node}]\n", "mcp_servers[0].command"],
+      ["an MCP mount outside /opt/mcp", "tasks: [1]\nmcp_servers: [{name: a, command: /x, mounts: [{source: s, target: /workspace/x}]}]\n", "mcp_servers[0].mounts[0].target"],
+      ["an MCP mount with ..", "tasks: [1]\nmcp_servers: [{name: a, command: /x, mounts: [{source: s, target: /opt/mcp/../etc}]}]\n", "mcp_servers[0].mounts[0].target"],
+      ["an unknown MCP key", "tasks: [1]\nmcp_servers: [{name: a, command: /x, env: {}}]\n", "mcp_servers[0].env"],
     ])("refuses %s at the top level", (_name, text, field) => {
       const result = parseTaskSuite(text, "/suite/demo.yaml", "/suite");
       expect(!result.ok && result.error.task).toBeNull();

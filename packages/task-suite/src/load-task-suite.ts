@@ -7,6 +7,14 @@ import type { z } from "zod";
 import { isReviewTask } from "./is-review-task.js";
 import { SuiteFileSchema, TaskEntrySchema, type SuiteSkills } from "./schema.js";
 
+/** One validated MCP server of a suite; mount sources are absolute host paths (not yet checked to exist). */
+export interface McpServer {
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly mounts: readonly { readonly source: string; readonly target: string }[];
+}
+
 /** The skills a suite evaluates when it names none: the original harness's plan, work and review skills. */
 export const DEFAULT_SUITE_SKILLS: SuiteSkills = { plan: "gitnexus-plan", work: "gitnexus-work", review: "gitnexus-review" };
 
@@ -25,10 +33,22 @@ export interface Task {
   readonly oracle: OracleDeclaration;
 }
 
+/** A validated index builder; mount sources are absolute host paths, `output` is repo-relative. */
+export interface IndexBuilder {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly output: string;
+  readonly mounts: readonly { readonly source: string; readonly target: string }[];
+}
+
 /** A validated suite: every task, the ones selected for this run, and the expensive ones left out. */
 export interface TaskSuite {
   readonly file: string;
   readonly skills: SuiteSkills;
+  /** The suite's `mcp_servers`, in file order (empty when it declares none). */
+  readonly mcpServers: readonly McpServer[];
+  /** The suite's `index_builder`, or null. */
+  readonly indexBuilder: IndexBuilder | null;
   readonly tasks: readonly Task[];
   readonly selected: readonly Task[];
   readonly skippedExpensive: readonly string[];
@@ -71,6 +91,10 @@ const FIXES: Readonly<Record<string, string>> = {
     "declare `oracle: {command: <hidden test command>, files: [{source: <path under oracles/>, target: <staged name>}]}`, optionally with `mode: black-box` and a `candidate: <command that runs the candidate>` (docs/task-writing.md)",
   tasks: "make the top level a mapping with a `tasks:` list of task mappings",
   skills: "write `skills: {plan: <skill dir>, work: <skill dir>, review: <skill dir>}` (review optional) or drop the key",
+  index_builder:
+    "write `index_builder: {command: <absolute in-sandbox path>, args: [...], output: <repo-relative dir>, mounts: [{source: <host path>, target: /opt/mcp/<dir>}]}` next to `mcp_servers` (docs/task-writing.md)",
+  mcp_servers:
+    "list mappings `{name: <server>, command: <absolute in-sandbox path>, args: [...], mounts: [{source: <host path>, target: /opt/mcp/<dir>}]}` with unique names and mount targets (docs/task-writing.md)",
 };
 const HIDDEN_ASSET_ROOTS = [".gitnexus", "eval/workflow_bench"];
 const ALLOWED_HARNESS_ASSETS = "eval/workflow_bench/review_cases/";
@@ -137,6 +161,35 @@ export function parseTaskSuite(text: string, file: string, baseDir: string, opti
     const issue = firstIssue(top.error);
     return refuse(null, issue.field === ROOT_FIELD ? "tasks" : issue.field, issue.field === ROOT_FIELD ? "the top level must be a mapping" : issue.message, top.error.issues.length);
   }
+  const mcpServers: McpServer[] = [];
+  const mountTargets = new Set<string>();
+  for (const [index, server] of (top.data.mcp_servers ?? []).entries()) {
+    if (mcpServers.some((other) => other.name === server.name)) return refuse(null, `mcp_servers[${index}].name`, `${JSON.stringify(server.name)} is declared twice`);
+    const mounts: { source: string; target: string }[] = [];
+    for (const [at, mount] of server.mounts.entries()) {
+      // Every target is one bind in the cell, shared by the servers' sandboxes: no two may overlap.
+      const clash = [...mountTargets].find((target) => target === mount.target || target.startsWith(`${mount.target}/`) || mount.target.startsWith(`${target}/`));
+      if (clash !== undefined) return refuse(null, `mcp_servers[${index}].mounts[${at}].target`, `overlaps the mount target ${clash} declared earlier`);
+      const source = resolveRepo(mount.source, baseDir, options.homeDir ?? null);
+      if (source === null) return refuse(null, `mcp_servers[${index}].mounts[${at}].source`, "starts with ~ but no home directory is known");
+      mounts.push({ source, target: mount.target });
+      mountTargets.add(mount.target);
+    }
+    mcpServers.push({ name: server.name, command: server.command, args: server.args, mounts });
+  }
+  let indexBuilder: IndexBuilder | null = null;
+  const builder = top.data.index_builder;
+  if (builder !== undefined) {
+    if (mcpServers.length === 0) return refuse(null, "index_builder", "needs at least one entry in mcp_servers (only MCP servers read the index)");
+    if (isHiddenAsset(builder.output)) return refuse(null, "index_builder.output", `${JSON.stringify(builder.output)} is a harness path`);
+    const mounts: { source: string; target: string }[] = [];
+    for (const [at, mount] of builder.mounts.entries()) {
+      const source = resolveRepo(mount.source, baseDir, options.homeDir ?? null);
+      if (source === null) return refuse(null, `index_builder.mounts[${at}].source`, "starts with ~ but no home directory is known");
+      mounts.push({ source, target: mount.target });
+    }
+    indexBuilder = { command: builder.command, args: builder.args, output: builder.output, mounts };
+  }
   const tasks: Task[] = [];
   const seen = new Map<string, number>();
   for (let index = 0; index < top.data.tasks.length; index += 1) {
@@ -190,6 +243,8 @@ export function parseTaskSuite(text: string, file: string, baseDir: string, opti
     value: {
       file,
       skills: top.data.skills === undefined ? DEFAULT_SUITE_SKILLS : { ...top.data.skills, review: top.data.skills.review ?? DEFAULT_SUITE_SKILLS.review },
+      mcpServers,
+      indexBuilder,
       tasks,
       selected,
       skippedExpensive: tasks.filter((task) => !selected.includes(task)).map((task) => task.id),

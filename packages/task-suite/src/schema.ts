@@ -57,8 +57,55 @@ export interface SuiteSkills {
   readonly review: string;
 }
 
-/** The top level of a suite file: a mapping with a `tasks` list and optionally the evaluated skill names. */
+/** Where a suite's MCP server files are mounted in the cell and in the server's own sandbox. */
+export const MCP_MOUNT_ROOT = "/opt/mcp";
+
+// An absolute in-sandbox path without `..`, NUL or a trailing slash (it becomes a bwrap argument).
+const sandboxPath = z
+  .string({ error: "must be a string" })
+  .regex(/^\/[^\0]*$/u, "must be an absolute in-sandbox path")
+  .refine((value) => !value.split("/").includes("..") && !value.includes("//") && !value.endsWith("/"), "must be normalised (no .., // or trailing /)");
+
+/** One read-only file or directory an MCP server needs: a host path (relative to the suite file) and its place under /opt/mcp. */
+export const McpServerMountSchema = z.strictObject({
+  source: nonblank,
+  target: sandboxPath.refine((value) => value.startsWith(`${MCP_MOUNT_ROOT}/`), `must lie under ${MCP_MOUNT_ROOT}/`),
+});
+
+/**
+ * One `mcp_servers` entry: a stdio MCP server the arms (all but `baseline_nomcp`) get as `mcp__<name>__*` tools. The
+ * command runs in a sandbox of its own: the workspace read-only, no network, fresh home and tmp, the node binary at
+ * /opt/claude/node and only its declared mounts.
+ */
+export const McpServerSchema = z.strictObject({
+  name: z
+    .string({ error: "must be a string" })
+    .regex(/^[a-z][a-z0-9_-]{0,63}$/u, "must be 1-64 lower-case letters, digits, - or _, starting with a letter (tools become mcp__<name>__<tool>)")
+    .refine((value) => !value.includes("__"), "must not contain __ (it separates server and tool in mcp__<name>__<tool>)"),
+  command: sandboxPath,
+  args: z.array(z.string({ error: "must be a string" }).refine((arg) => !arg.includes("\0"), "must not contain NUL"), { error: "must be a list of strings" }).max(64).default([]),
+  mounts: z.array(McpServerMountSchema, { error: "must be a list of {source, target} mappings" }).max(16).default([]),
+});
+
+/** Where the index builder writes its output (writable in its sandbox, nowhere else). */
+export const INDEX_OUTPUT_DIR = "/index-output";
+
+/**
+ * The suite's `index_builder`: a command run once per sanitized commit in a sandbox without network (the sanitized
+ * source read-only at /workspace, an empty writable /index-output), whose output every MCP-keeping arm then sees
+ * read-only at /workspace/<output>, proved free of harness markers first.
+ */
+export const IndexBuilderSchema = z.strictObject({
+  command: sandboxPath,
+  args: z.array(z.string({ error: "must be a string" }).refine((arg) => !arg.includes("\0"), "must not contain NUL"), { error: "must be a list of strings" }).max(64).default([]),
+  output: RepoRelativePathSchema,
+  mounts: z.array(McpServerMountSchema, { error: "must be a list of {source, target} mappings" }).max(16).default([]),
+});
+
+/** The top level of a suite file: a mapping with a `tasks` list and optionally the evaluated skill names and MCP servers. */
 export const SuiteFileSchema = z.strictObject({
   tasks: z.array(z.unknown(), { error: "must be a list of task mappings" }).min(1, "must list at least one task"),
   skills: SuiteSkillsSchema.optional(),
+  mcp_servers: z.array(McpServerSchema, { error: "must be a list of MCP server mappings" }).max(8).optional(),
+  index_builder: IndexBuilderSchema.optional(),
 });
