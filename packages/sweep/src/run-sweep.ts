@@ -350,7 +350,6 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     const committer = createInOrderCommitter<ResultRow>(async (cellRow, index) => {
       // Flagged at commit: the arms of the same task and run committed before this row are all known here.
       const row = contamination.mark(cellRow);
-      if (row.contamination_arms.length > 0) input.onEvent({ kind: "warning", message: `contamination alarm: [${row.task}][${row.arm}][run ${row.run}] left the same non-empty patch as ${row.contamination_arms.join(", ")} (a possible shared-state leak between arms; see report.md)` });
       await log.append(row);
       rows.push(row);
       const fold = breaker.fold(row);
