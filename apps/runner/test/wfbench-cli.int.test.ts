@@ -65,7 +65,8 @@ describe("wfbench bin", () => {
     [["report"], /needs the output directory/],
     [["report", "/nonexistent/wfbench-out"], /has no report-provenance.json/],
     [["merge"], /not available yet: shards arrive with issue 16/],
-    [["evolve"], /not available yet/],
+    [["evolve"], /--tasks is required/],
+    [["evolve", "--tasks", "t.yaml", "--model", "claude-sonnet-4-5", "--workers", "9"], /--workers 9 is out of range 1\.\.8/],
   ])("%j is refused with exit 2 and a message naming the fix", async (args, message) => {
     const result = await wfbench(args);
     expect(result.code).toBe(2);
