@@ -6,3 +6,5 @@ export { INSTANCE_WINDOW_SECONDS, MIN_PAID_STEP_SECONDS, STOP_RESERVE_SECONDS, i
 export type { RuntimeBudget } from "./runtime-budget.js";
 export { EVOLVE_EXIT, runEvolve } from "./run-evolve.js";
 export type { EvolveHost } from "./run-evolve.js";
+export { RUNNER_FLAG_SUPPORT, buildRunnerArgv, executedBenchmarkArms } from "./build-runner-argv.js";
+export type { GenerationSweepInputs, RunnerFlagSupport } from "./build-runner-argv.js";
