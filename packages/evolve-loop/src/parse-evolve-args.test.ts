@@ -67,6 +67,8 @@ describe("parseEvolveArgs", () => {
 
   it("accepts incumbent arms only, each once", () => {
     expect(options(parseEvolveArgs([...BASE, "--arms", "workflow", "--arms", "workflow_direct"], CONTEXT)).arms).toEqual(["workflow", "workflow_direct"]);
+    expect(options(parseEvolveArgs(["--arms", "workflow", "workflow_direct", ...BASE], CONTEXT)).arms).toEqual(["workflow", "workflow_direct"]);
+    expect(refusal([...BASE, "--arms"]).message).toMatch(/see --help/u);
     expect(refusal([...BASE, "--arms", "candidate_workflow"]).message).toMatch(/not an incumbent arm/u);
     expect(refusal([...BASE, "--arms", "workflow", "--arms", "workflow"]).message).toMatch(/twice/u);
   });

@@ -131,6 +131,24 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+// `--arms a b` takes every value up to the next flag (argparse nargs="+", as `wfbench run --arms`): spelled here as
+// `--arms a --arms b` so node:util.parseArgs sees one value per flag.
+function spreadArms(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  let inArms = false;
+  for (const arg of argv) {
+    if (arg === "--arms") {
+      inArms = true;
+      out.push(arg);
+    } else if (inArms && !arg.startsWith("-") && out.at(-1) !== "--arms") out.push("--arms", arg);
+    else {
+      if (arg.startsWith("-")) inArms = false;
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
 class Usage extends Error {
   constructor(readonly flag: string, message: string) {
     super(message);
@@ -198,7 +216,7 @@ export function parseEvolveArgs(argv: readonly string[], context: EvolveArgsCont
   try {
     let parsed;
     try {
-      parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false, strict: true });
+      parsed = parseArgs({ args: spreadArms(argv), options: OPTIONS, allowPositionals: false, strict: true });
     } catch (error) {
       throw new Usage("", `${(error as Error).message.split("\n")[0] ?? ""}: see --help`);
     }
