@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // The `wfbench` command: picks the subcommand, prints its usage, and maps its outcome to the exit codes of `run`.
 import { isReportHtmlError } from "@wfbench/report-html";
+import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import { parseArgs as nodeParseArgs } from "node:util";
+import { runEvolve } from "@wfbench/evolve-loop";
 import { isBenchReportError } from "@wfbench/bench-report";
 import { isDurableFsError } from "@wfbench/durable-fs";
 import { isRunnerError } from "./errors.js";
@@ -17,7 +20,7 @@ Commands:
   run       run a sweep (tasks × arms × repeats) and write results.jsonl and report.md
   report    re-render report.md of an existing output directory from its results.jsonl
   merge     merge the output directories of a sharded sweep (run --shard k/N) into one
-  evolve    propose and gate skill overlays (not available yet)
+  evolve    propose and gate skill overlays (flags only so far: the loop itself is not available yet)
 
 Run \`wfbench <command> --help\` for a command's flags. From a checkout: npx wfbench …, or npx nx run runner:bench.
 
@@ -41,10 +44,6 @@ recomputed across shards), the transcripts, patches and review artifacts (re-dig
 report-stats.json, sweep-plan.json and, for a candidate sweep, promotion.json.
 
   --help   this text`;
-
-const EVOLVE_USAGE = `Usage: wfbench evolve
-
-Not available yet: the propose-benchmark-gate loop (reference §2.2) is not part of this runner yet.`;
 
 function usageError(command: string, message: string, usage: string): number {
   process.stderr.write(`wfbench${command === "" ? "" : ` ${command}`}: ${message}\n\n${usage}\n`);
@@ -114,14 +113,23 @@ async function merge(argv: readonly string[]): Promise<number> {
   }
 }
 
-function notYet(command: string, usage: string, argv: readonly string[]): number {
-  if (wantsHelp(argv)) {
-    process.stdout.write(`${usage}\n`);
-    return EXIT_OK;
-  }
-  const reason = "not available yet: the evolve loop is not part of this runner yet";
-  process.stderr.write(`wfbench ${command}: ${reason}\n`);
-  return EXIT_USAGE;
+// The loop lives in @wfbench/evolve-loop, shared with apps/evolve; this app only hands it the process edge.
+function evolve(argv: readonly string[]): number {
+  return runEvolve(argv, {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    monotonicNowMs: () => performance.now(),
+    readUptime: () => {
+      try {
+        return readFileSync("/proc/uptime", "utf8");
+      } catch {
+        return null;
+      }
+    },
+    now: () => new Date(),
+  });
 }
 
 /** Runs one `wfbench` invocation (argv without node and the script) and returns its exit code. */
@@ -131,7 +139,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   if (command === "run") return runMain(rest);
   if (command === "report") return report(rest);
   if (command === "merge") return merge(rest);
-  if (command === "evolve") return notYet("evolve", EVOLVE_USAGE, rest);
+  if (command === "evolve") return evolve(rest);
   if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(`${CLI_USAGE}\n`);
     return EXIT_OK;

@@ -67,7 +67,8 @@ describe("wfbench bin", () => {
     [["merge"], /needs the output directory and at least one shard directory/],
     [["merge", "/nonexistent/wfbench-merged", "/nonexistent/wfbench-shard"], /has no sweep-plan\.json/],
     [["run", "--shard", "4/3"], /--shard 4\/3: k must be between 1 and N=3/],
-    [["evolve"], /not available yet/],
+    [["evolve"], /--tasks is required/],
+    [["evolve", "--tasks", "t.yaml", "--model", "claude-sonnet-4-5", "--workers", "9"], /--workers 9 is out of range 1\.\.8/],
   ])("%j is refused with exit 2 and a message naming the fix", async (args, message) => {
     const result = await wfbench(args);
     expect(result.code).toBe(2);
