@@ -50,10 +50,6 @@ function usageError(command: string, message: string, usage: string): number {
   return EXIT_USAGE;
 }
 
-function wantsHelp(argv: readonly string[]): boolean {
-  return argv.includes("--help") || argv.includes("-h");
-}
-
 const REPORT_OPTIONS = { out: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
 
 async function report(argv: readonly string[]): Promise<number> {
