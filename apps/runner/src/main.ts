@@ -59,7 +59,7 @@ async function appendStepSummary(path: string | undefined, reportPath: string): 
 }
 
 /** The sweep's own input: the parsed flags minus what only the command line knows (help, upstream keys). */
-function toSweepOptions(flags: RunnerOptions): SweepOptions {
+function toSweepOptions(flags: RunnerOptions, runtimeDigestOverride: string | undefined): SweepOptions {
   return {
     tasks: flags.tasks,
     arms: flags.arms,
@@ -78,6 +78,8 @@ function toSweepOptions(flags: RunnerOptions): SweepOptions {
     claudeBin: flags.claudeBin,
     proposerModel: flags.proposerModel,
     promotion: flags.promotion,
+    reuseResults: flags.reuseResults,
+    runtimeDigestOverride: runtimeDigestOverride === undefined || runtimeDigestOverride === "" ? null : runtimeDigestOverride,
   };
 }
 
@@ -105,6 +107,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     return EXIT_USAGE;
   }
   const flags = parsed.value;
+  const runtimeDigestOverride = process.env["WFBENCH_RUNTIME_DIGEST"];
+  if (runtimeDigestOverride !== undefined && runtimeDigestOverride !== "" && !/^[0-9a-f]{64}$/u.test(runtimeDigestOverride)) {
+    process.stderr.write("wfbench runner: WFBENCH_RUNTIME_DIGEST must be 64 lower-case hex characters (the evolve driver's runtime digest): unset it to let the sweep compute its own\n");
+    return EXIT_USAGE;
+  }
   const upstream = resolveUpstreamSettings({
     flags: { baseUrl: flags.baseUrl, anthropicApiKey: flags.anthropicApiKey, authToken: flags.authToken, openaiApiKey: flags.openaiApiKey },
     env: { anthropicApiKey: gatewayEnv.value.anthropicApiKey, anthropicKeyIsAuthToken: gatewayEnv.value.anthropicKeyIsAuthToken, openAiApiKey: gatewayEnv.value.openAiApiKey },
@@ -128,7 +135,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const progress = createProgressOutput(process.stdout);
   try {
     const summary = await runSweep({
-      options: toSweepOptions(flags),
+      options: toSweepOptions(flags, runtimeDigestOverride),
       upstream: upstream.value,
       homeDir: home === undefined || home === "" ? homedir() : home,
       tmpDir: tmpdir(),

@@ -50,6 +50,8 @@ export interface RunnerOptions {
     readonly minImprovementPct: number;
     readonly maxTaskRegressionPct: number;
   };
+  /** `--reuse-results`: an earlier sweep's output directory whose comparator rows may be reused (reference §5.6), or null. */
+  readonly reuseResults: string | null;
 }
 
 /** A refused command line: the flag and how to fix it. */
@@ -106,6 +108,9 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --promotion-min-runs <n>    valid paired runs per task the gate needs, 1..100 (default 3)
   --promotion-min-improvement <pct>      median efficiency gain to promote (default 5.0)
   --promotion-max-task-regression <pct>  largest per-task efficiency regression (default 20.0)
+  --reuse-results <dir>  an earlier sweep's output directory: its still-valid comparator rows (same model, effort,
+                        runtime digest, task, oracle and skills; at most 90 days old) are copied instead of paid for,
+                        keeping one paid cell per arm; must not be --out
   --help                this text
 
 Exit codes: 0 ok, 1 outage or unusable arm, 2 bad usage or input, 130 cancelled.`;
@@ -158,6 +163,7 @@ const FLAGS = {
   "promotion-min-runs": { type: "string", hint: "a whole number 1..100" },
   "promotion-min-improvement": { type: "string", hint: "a non-negative number (percent)" },
   "promotion-max-task-regression": { type: "string", hint: "a non-negative number (percent)" },
+  "reuse-results": { type: "string", hint: "an earlier sweep's output directory" },
   "include-expensive": { type: "boolean", hint: "" },
   help: { type: "boolean", short: "h", hint: "" },
 } as const satisfies Record<string, { type: "string" | "boolean"; short?: string; hint: string }>;
@@ -313,6 +319,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       claudeBin: one("--claude-bin") === undefined ? null : path("--claude-bin", ""),
       proposerModel,
       promotion: { metric: metric as PromotionMetric, minRuns, minImprovementPct, maxTaskRegressionPct },
+      reuseResults: one("--reuse-results") === undefined ? null : path("--reuse-results", ""),
     },
   };
 }

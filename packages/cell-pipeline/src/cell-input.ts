@@ -47,4 +47,6 @@ export interface RunCellInput {
   readonly overlay?: { readonly files: readonly CandidateOverlayFile[]; readonly digest: string };
   /** The sandbox the model sessions run in (default `runSandboxed`); a test seam, never set by the runner. */
   readonly sessionSandbox?: SessionSandbox;
+  /** The sweep's runtime digest (docs/runtime-digest.md), recorded as the row's `runtime_digest`; null when unknown. */
+  readonly runtimeDigest?: string | null;
 }

@@ -9,7 +9,7 @@ import { isCandidateArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { removeTree, writeFileAtomic } from "@wfbench/durable-fs";
-import { probeUpstream, startGateway, type ProbeResult, type UpstreamSettings } from "@wfbench/litellm-gateway";
+import { probeUpstream, readPriceTableVersion, startGateway, type ProbeResult, type UpstreamSettings } from "@wfbench/litellm-gateway";
 import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/oracle-snapshot";
 import { parseLabels } from "@wfbench/review-scoring";
 import { redactText } from "@wfbench/redact";
@@ -22,6 +22,9 @@ import { startHeartbeat } from "./heartbeat.js";
 import { claimScratchDir, reapStaleScratchDirs } from "./scratch-dir.js";
 import { couldTripBy, createOutageBreaker, isSystemicRow } from "./outage-breaker.js";
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
+import { openReuseSource } from "./materialize-reused-row.js";
+import { planComparatorReuse } from "./plan-reuse.js";
+import { collectRuntimeComponents, computeRuntimeDigest } from "./runtime-digest.js";
 
 /** Reference §5.7: one pool across all tasks, at most workers × this many cells ahead of the in-order fold. */
 const PACKED_WINDOW_MULTIPLIER = 2;
@@ -97,6 +100,10 @@ export interface SweepOptions {
     readonly minImprovementPct: number;
     readonly maxTaskRegressionPct: number;
   };
+  /** `--reuse-results`: an earlier sweep's output directory whose comparator rows may stand in for cells (§5.6), or null. */
+  readonly reuseResults?: string | null;
+  /** The evolve driver's explicit runtime digest (env WFBENCH_RUNTIME_DIGEST, read by the app); null: computed here. */
+  readonly runtimeDigestOverride?: string | null;
 }
 
 /** Inputs of {@link runSweep}: validated options plus what only the app may know (environment, signals). */
@@ -118,7 +125,7 @@ export interface RunSweepInput {
 async function prepareOutDir(out: string): Promise<void> {
   await mkdir(out, { recursive: true });
   const existing = await readdir(out);
-  if (existing.length > 0) throw new SweepError("SWEEP_BAD_INPUT", `--out ${out} is not empty (resume is not supported yet): pass a new directory`);
+  if (existing.length > 0) throw new SweepError("SWEEP_BAD_INPUT", `--out ${out} is not empty : pass a new directory`);
 }
 
 /**
@@ -210,6 +217,9 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   await preflight({});
   const cli = await resolveClaudeCli({ claudeBin: options.claudeBin });
   await prepareOutDir(options.out);
+  const reuseSource = options.reuseResults == null ? null : await openReuseSource(options.reuseResults, options.out);
+  if (typeof reuseSource === "string") throw badInput(reuseSource);
+  const runtimeDigest = options.runtimeDigestOverride ?? computeRuntimeDigest(await collectRuntimeComponents({ claudePath: cli.path, claudeVersion: cli.version, script: script?.ok === true ? script.value : null, priceTableVersion: readPriceTableVersion() }));
 
   const oracles = new Map<string, OracleSnapshot>();
   for (const task of tasks) {
@@ -298,15 +308,24 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
 
     const resultsPath = join(options.out, "results.jsonl");
     const log = await openResultsLog(resultsPath, { redact: (line) => redactText(line, secrets) });
-    const cells: { task: Task; arm: Arm; run: number }[] = [];
-    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) cells.push({ task, arm, run });
+    const planned: { task: Task; arm: Arm; run: number }[] = [];
+    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) planned.push({ task, arm, run });
+    // Reference §5.6: reused rows are written first and fold into the breaker like any other; the rest is paid for.
+    const reuse = reuseSource === null ? null : await planComparatorReuse({ source: reuseSource, cells: planned, outDir: options.out, model: options.model, effort: options.effort, runtimeDigest, skills: suite.value.skills, sources, templates: prepared, oracles, now: new Date() });
+    const cells = reuse === null ? planned : [...reuse.paid];
+    for (const note of reuse?.notes ?? []) input.onEvent({ kind: "warning", message: `reuse-results: ${note}` });
     input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
 
     const rows: ResultRow[] = [];
+    const breaker = createOutageBreaker(options.outageStreak);
+    for (const row of reuse?.reused ?? []) {
+      await log.append(row);
+      rows.push(row);
+      breaker.fold(row);
+    }
     // The breaker folds rows in the order they are committed, which is canonical: its verdict never depends on which
     // worker finished first. A trip stops new cells through its own signal; the running ones are not cancelled, so
     // every row they produce is real evidence and still written (at most workers − 1 of them).
-    const breaker = createOutageBreaker(options.outageStreak);
     const trip = new AbortController();
     let outage: SweepSummary["outage"] = null;
     const running = new Set<number>();
@@ -356,6 +375,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           outDir: options.out,
           timeoutMs: options.timeoutS * 1000,
           signal,
+          runtimeDigest,
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
         });
         running.delete(index);
@@ -403,6 +423,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       claudeCodeVersion: options.claudeBin === null ? cli.version : `${cli.version} (--claude-bin ${cli.path})`,
       status,
       upstreamCanary: canary === null ? null : `\`${canary.outcome}\` (${redactText(canary.detail, secrets)})`,
+      ...(reuse === null || reuseSource === null ? {} : { reuse: { source: reuseSource.dir, reusedCells: reuse.reused.length, paidCells: cells.length } }),
     };
     const report = renderReport(rows, provenance, { promotion });
     if (!report.ok) throw new SweepError("SWEEP_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
