@@ -21,6 +21,11 @@ export interface TaskReuseBinding {
   readonly oracle_manifest_digest: string;
   readonly task_asset_manifest_digest: string | null;
   readonly sandbox_dependency_manifest_digest: string | null;
+  /**
+   * False when the task declares no sandbox_copy and no dependencies: rows then record both digests as null (nothing
+   * was captured), and only a null matches. True: both sides must carry equal digests.
+   */
+  readonly declares_assets: boolean;
 }
 
 /** What this sweep would measure: a row is reused only when it was measured under exactly these facts. */
@@ -33,7 +38,10 @@ export interface ReuseExpectation {
   readonly now: Date;
   readonly maxAgeMs: number;
   readonly tasks: ReadonlyMap<string, TaskReuseBinding>;
-  /** The evaluated skills' fingerprint per task and arm ({@link skillKey}); null for arms without evaluated skills. */
+  /**
+   * The evaluated skills' fingerprint per task and arm ({@link skillKey}); null for an arm without evaluated skills
+   * (then only a null row digest matches); an arm missing from the map refuses its rows.
+   */
   readonly skillDigests: ReadonlyMap<string, string | null>;
   readonly cePluginVersion: string | null;
   readonly cePluginManifestDigest: string | null;
@@ -110,15 +118,20 @@ export function checkReusableRow(raw: unknown, expected: ReuseExpectation): Reus
     if (!isNonEmpty(row[field]) || row[field] !== task[field]) return refuse(6, field, "differs from this sweep's task");
   }
   for (const field of ["task_asset_manifest_digest", "sandbox_dependency_manifest_digest"] as const) {
-    if (!isNonEmpty(row[field]) || !isNonEmpty(task[field]) || row[field] !== task[field]) return refuse(7, field, "missing or differs from this sweep's task");
+    if (!task.declares_assets) {
+      if (row[field] !== null) return refuse(7, field, "recorded, but this sweep's task declares no sandbox assets");
+    } else if (!isNonEmpty(row[field]) || !isNonEmpty(task[field]) || row[field] !== task[field]) return refuse(7, field, "missing or differs from this sweep's task");
   }
   if (arm.startsWith("ce_")) {
     for (const [field, want] of [["ce_plugin_version", expected.cePluginVersion], ["ce_plugin_manifest_digest", expected.cePluginManifestDigest]] as const) {
       if (!isNonEmpty(row[field]) || !isNonEmpty(want) || row[field] !== want) return refuse(8, field, "missing or differs from this sweep's plugin");
     }
   } else {
-    const want = expected.skillDigests.get(skillKey(row["task"] as string, arm));
-    if (!isNonEmpty(want) || row["skill_digest"] !== want) return refuse(8, "skill_digest", "missing or differs from this sweep's evaluated skills");
+    const key = skillKey(row["task"] as string, arm);
+    const want = expected.skillDigests.get(key);
+    // An arm that evaluates no skills (baseline) records null; a known null is a fact, an absent entry is not.
+    if (!expected.skillDigests.has(key)) return refuse(8, "skill_digest", "this sweep has no skill fingerprint for the arm");
+    if (want === null ? row["skill_digest"] !== null : !isNonEmpty(want) || row["skill_digest"] !== want) return refuse(8, "skill_digest", "missing or differs from this sweep's evaluated skills");
   }
   if (arm === "review" || arm === "ce_review") {
     if (row["review_evidence_valid"] !== true) return refuse(9, "review_evidence_valid", "is not true");

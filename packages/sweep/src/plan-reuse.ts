@@ -57,6 +57,7 @@ export async function planComparatorReuse(input: PlanReuseInput): Promise<ReuseP
       oracle_manifest_digest: oracle.oracle_manifest_digest,
       task_asset_manifest_digest: source.assets?.manifestDigest ?? null,
       sandbox_dependency_manifest_digest: source.assets?.dependencyManifestDigest ?? null,
+      declares_assets: source.assets !== null,
     });
     const key = skillKey(cell.task.id, cell.arm);
     if (!skillDigests.has(key)) skillDigests.set(key, await computeSkillFingerprint((input.templates.get(cell.task.id) as Template).path, listArmSkills(cell.arm, input.skills)));
@@ -67,7 +68,10 @@ export async function planComparatorReuse(input: PlanReuseInput): Promise<ReuseP
     input.cells.map((cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run })),
     new Set(selection.rows.keys()),
   );
-  const notes = selection.blocked.map((key) => `conflicting duplicate rows for ${key.split("\u0000").join("/")}: measured fresh`);
+  const notes = [
+    ...selection.refused.map(({ line, refusal }) => `${input.source.dir}/results.jsonl line ${line} not reusable: rule ${refusal.rule}, field ${refusal.field || "(row)"}: ${refusal.reason}`),
+    ...selection.blocked.map((key) => `conflicting duplicate rows for ${key.split("\u0000").join("/")}: measured fresh`),
+  ];
   const reused: ResultRow[] = [];
   const paid: PlannedCell[] = [];
   for (const cell of input.cells) {
