@@ -52,6 +52,10 @@ export interface RunnerOptions {
   };
   /** `--reuse-results`: an earlier sweep's output directory whose comparator rows may be reused (reference §5.6), or null. */
   readonly reuseResults: string | null;
+  /** Hidden `--task-bindings-json`: a JSON file of the evolve driver's task pins, or null. */
+  readonly taskBindingsJson: string | null;
+  /** Hidden `--promotion-target-bases-json`: a JSON file of the overlay destinations' committed digests, or null. */
+  readonly promotionTargetBasesJson: string | null;
 }
 
 /** A refused command line: the flag and how to fix it. */
@@ -164,6 +168,9 @@ const FLAGS = {
   "promotion-min-improvement": { type: "string", hint: "a non-negative number (percent)" },
   "promotion-max-task-regression": { type: "string", hint: "a non-negative number (percent)" },
   "reuse-results": { type: "string", hint: "an earlier sweep's output directory" },
+  // Hidden (not in USAGE): written by the evolve driver, never by hand.
+  "task-bindings-json": { type: "string", hint: "a JSON file of task bindings" },
+  "promotion-target-bases-json": { type: "string", hint: "a JSON file mapping overlay targets to sha256" },
   "include-expensive": { type: "boolean", hint: "" },
   help: { type: "boolean", short: "h", hint: "" },
 } as const satisfies Record<string, { type: "string" | "boolean"; short?: string; hint: string }>;
@@ -320,6 +327,8 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       proposerModel,
       promotion: { metric: metric as PromotionMetric, minRuns, minImprovementPct, maxTaskRegressionPct },
       reuseResults: one("--reuse-results") === undefined ? null : path("--reuse-results", ""),
+      taskBindingsJson: one("--task-bindings-json") === undefined ? null : path("--task-bindings-json", ""),
+      promotionTargetBasesJson: one("--promotion-target-bases-json") === undefined ? null : path("--promotion-target-bases-json", ""),
     },
   };
 }

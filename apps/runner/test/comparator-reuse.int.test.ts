@@ -2,7 +2,7 @@
 // the health-canary cell: the reused cell made no gateway request (judged from gateway-usage.jsonl, host evidence),
 // its row is re-stamped as reused and its transcript and patch are byte-identical copies; every row carries the
 // sweep's runtime digest. Flipping one binding (--effort) makes every row ineligible, so everything is paid again.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -65,6 +65,16 @@ describe.skipIf(tools.skip)("--reuse-results", () => {
     expect(readResultRows(third).map((row) => row["reused"] ?? false)).toEqual([false, false]);
     expect(cellsWithRequests(third)).toEqual(["reuse-clamp/baseline/run0", "reuse-clamp/baseline/run1"]);
   }, 240_000);
+
+  it("--task-bindings-json: a pinned binding that drifted refuses the run, naming the task and field, before any cell", async () => {
+    const pins = join(base, "pins.json");
+    writeFileSync(pins, JSON.stringify([{ id: "reuse-clamp", prompt_digest: "0".repeat(64) }]));
+    const out = join(base, "pinned");
+    const { code, stderr } = await sweep(out, "--task-bindings-json", pins);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/task "reuse-clamp" field \w+: the pinned binding is .* the task definition drifted/u);
+    expect(cellsWithRequests(out)).toEqual([]);
+  }, 60_000);
 
   it("refuses the --out directory as its own source before any paid work", async () => {
     const { code, stderr } = await sweep(first, "--reuse-results", first);

@@ -24,6 +24,7 @@ import { couldTripBy, createOutageBreaker, isSystemicRow } from "./outage-breake
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
 import { openReuseSource } from "./materialize-reused-row.js";
 import { planComparatorReuse } from "./plan-reuse.js";
+import { findTargetBaseDrift, findTaskBindingDrift } from "./check-pinned-bindings.js";
 import { collectRuntimeComponents, computeRuntimeDigest } from "./runtime-digest.js";
 
 /** Reference §5.7: one pool across all tasks, at most workers × this many cells ahead of the in-order fold. */
@@ -104,6 +105,10 @@ export interface SweepOptions {
   readonly reuseResults?: string | null;
   /** The evolve driver's explicit runtime digest (env WFBENCH_RUNTIME_DIGEST, read by the app); null: computed here. */
   readonly runtimeDigestOverride?: string | null;
+  /** `--task-bindings-json`, parsed: the evolve driver's task pins; the sweep refuses any drifted field. Null: none. */
+  readonly taskBindings?: unknown;
+  /** `--promotion-target-bases-json`, parsed: must equal the overlay destinations' committed digests. Null: none. */
+  readonly promotionTargetBases?: unknown;
 }
 
 /** Inputs of {@link runSweep}: validated options plus what only the app may know (environment, signals). */
@@ -273,6 +278,14 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       prepared.set(task.id, template.value);
     }
     const targetBaseDigests = overlay === null ? {} : await readTargetBases(overlay.value, tasks.filter((task) => armsOf(task).some(isCandidateArm)).map((task) => prepared.get(task.id) as Template));
+    // The evolve driver's pins (reference §2.1): a drifted task or destination is refused before any paid work.
+    const bindingDrift = options.taskBindings == null ? null : findTaskBindingDrift(options.taskBindings, tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot)));
+    if (bindingDrift !== null) throw badInput(bindingDrift);
+    if (options.promotionTargetBases != null) {
+      if (overlay === null) throw badInput("--promotion-target-bases-json is only valid with --candidate-overlay");
+      const baseDrift = findTargetBaseDrift(options.promotionTargetBases, targetBaseDigests);
+      if (baseDrift !== null) throw badInput(baseDrift);
+    }
 
     const runtime = join(workDir, "runtime");
     await mkdir(runtime, { mode: 0o700 });
