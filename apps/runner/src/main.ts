@@ -80,6 +80,7 @@ function toSweepOptions(flags: RunnerOptions, runtimeDigestOverride: string | un
     promotion: flags.promotion,
     reuseResults: flags.reuseResults,
     runtimeDigestOverride: runtimeDigestOverride === undefined || runtimeDigestOverride === "" ? null : runtimeDigestOverride,
+    resume: flags.resume,
     taskBindings: pins.taskBindings,
     promotionTargetBases: pins.promotionTargetBases,
   };

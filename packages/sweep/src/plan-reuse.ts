@@ -38,12 +38,8 @@ export interface PlanReuseInput {
   readonly now: Date;
 }
 
-/**
- * Reference §5.6 sweep integration: builds the expectation from this sweep's prepared tasks, selects the qualifying
- * rows of the source, keeps one paid canary per arm, and copies each reused row's files (a copy that fails or
- * drifts leaves its cell paid). Returns the reused rows and the cells left to run.
- */
-export async function planComparatorReuse(input: PlanReuseInput): Promise<ReusePlan> {
+/** The facts of this sweep's prepared tasks every carried-over row must match (shared by reuse and resume). */
+export async function buildReuseExpectation(input: Omit<PlanReuseInput, "source" | "outDir">): Promise<ReuseExpectation> {
   const tasks = new Map<string, TaskReuseBinding>();
   const skillDigests = new Map<string, string | null>();
   for (const cell of input.cells) {
@@ -62,7 +58,16 @@ export async function planComparatorReuse(input: PlanReuseInput): Promise<ReuseP
     const key = skillKey(cell.task.id, cell.arm);
     if (!skillDigests.has(key)) skillDigests.set(key, await computeSkillFingerprint((input.templates.get(cell.task.id) as Template).path, listArmSkills(cell.arm, input.skills)));
   }
-  const expected: ReuseExpectation = { model: input.model, effort: input.effort, sandboxBackend: "bwrap", runtimeDigest: input.runtimeDigest, now: input.now, maxAgeMs: REUSE_MAX_AGE_MS, tasks, skillDigests, cePluginVersion: null, cePluginManifestDigest: null };
+  return { model: input.model, effort: input.effort, sandboxBackend: "bwrap", runtimeDigest: input.runtimeDigest, now: input.now, maxAgeMs: REUSE_MAX_AGE_MS, tasks, skillDigests, cePluginVersion: null, cePluginManifestDigest: null };
+}
+
+/**
+ * Reference §5.6 sweep integration: builds the expectation from this sweep's prepared tasks, selects the qualifying
+ * rows of the source, keeps one paid canary per arm, and copies each reused row's files (a copy that fails or
+ * drifts leaves its cell paid). Returns the reused rows and the cells left to run.
+ */
+export async function planComparatorReuse(input: PlanReuseInput): Promise<ReusePlan> {
+  const expected = await buildReuseExpectation(input);
   const selection = selectReusableRows(input.source.lines, expected);
   const keep = keepHealthCanaries(
     input.cells.map((cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run })),

@@ -23,7 +23,8 @@ import { claimScratchDir, reapStaleScratchDirs } from "./scratch-dir.js";
 import { couldTripBy, createOutageBreaker, isSystemicRow } from "./outage-breaker.js";
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
 import { openReuseSource } from "./materialize-reused-row.js";
-import { planComparatorReuse } from "./plan-reuse.js";
+import { buildReuseExpectation, planComparatorReuse } from "./plan-reuse.js";
+import { planResume } from "./resume-sweep.js";
 import { findTargetBaseDrift, findTaskBindingDrift } from "./check-pinned-bindings.js";
 import { collectRuntimeComponents, computeRuntimeDigest } from "./runtime-digest.js";
 
@@ -109,6 +110,8 @@ export interface SweepOptions {
   readonly taskBindings?: unknown;
   /** `--promotion-target-bases-json`, parsed: must equal the overlay destinations' committed digests. Null: none. */
   readonly promotionTargetBases?: unknown;
+  /** `--resume`: `out` holds an interrupted sweep of the same settings; its rows are kept and only missing cells run. */
+  readonly resume?: boolean;
 }
 
 /** Inputs of {@link runSweep}: validated options plus what only the app may know (environment, signals). */
@@ -127,7 +130,12 @@ export interface RunSweepInput {
   readonly onEvent: (event: SweepEvent) => void;
 }
 
-async function prepareOutDir(out: string): Promise<void> {
+async function prepareOutDir(out: string, resume: boolean): Promise<void> {
+  if (resume) {
+    const stat = await lstat(join(out, "results.jsonl")).catch(() => null);
+    if (stat === null || !stat.isFile()) throw new SweepError("SWEEP_BAD_INPUT", `--resume ${out} holds no regular results.jsonl: pass the output directory of the interrupted sweep`);
+    return;
+  }
   await mkdir(out, { recursive: true });
   const existing = await readdir(out);
   if (existing.length > 0) throw new SweepError("SWEEP_BAD_INPUT", `--out ${out} is not empty : pass a new directory`);
@@ -221,7 +229,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   if (script !== null && !script.ok) throw badInput(`--script: ${script.error.message}`);
   await preflight({});
   const cli = await resolveClaudeCli({ claudeBin: options.claudeBin });
-  await prepareOutDir(options.out);
+  await prepareOutDir(options.out, options.resume === true);
   const reuseSource = options.reuseResults == null ? null : await openReuseSource(options.reuseResults, options.out);
   if (typeof reuseSource === "string") throw badInput(reuseSource);
   const runtimeDigest = options.runtimeDigestOverride ?? computeRuntimeDigest(await collectRuntimeComponents({ claudePath: cli.path, claudeVersion: cli.version, script: script?.ok === true ? script.value : null, priceTableVersion: readPriceTableVersion() }));
@@ -286,6 +294,12 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       const baseDrift = findTargetBaseDrift(options.promotionTargetBases, targetBaseDigests);
       if (baseDrift !== null) throw badInput(baseDrift);
     }
+    const planned: { task: Task; arm: Arm; run: number }[] = [];
+    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) planned.push({ task, arm, run });
+    // Before the gateway and the model reopen their logs: a torn tail they would append after is dropped first.
+    const resumed = options.resume !== true ? null : await planResume(options.out, planned, await buildReuseExpectation({ cells: planned, model: options.model, effort: options.effort, runtimeDigest, skills: suite.value.skills, sources, templates: prepared, oracles, now: new Date() }), overlay?.digest ?? null);
+    if (typeof resumed === "string") throw badInput(resumed);
+    for (const note of resumed?.notes ?? []) input.onEvent({ kind: "warning", message: `resume: ${note}` });
 
     const runtime = join(workDir, "runtime");
     await mkdir(runtime, { mode: 0o700 });
@@ -321,16 +335,19 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
 
     const resultsPath = join(options.out, "results.jsonl");
     const log = await openResultsLog(resultsPath, { redact: (line) => redactText(line, secrets) });
-    const planned: { task: Task; arm: Arm; run: number }[] = [];
-    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) planned.push({ task, arm, run });
     // Reference §5.6: reused rows are written first and fold into the breaker like any other; the rest is paid for.
     const reuse = reuseSource === null ? null : await planComparatorReuse({ source: reuseSource, cells: planned, outDir: options.out, model: options.model, effort: options.effort, runtimeDigest, skills: suite.value.skills, sources, templates: prepared, oracles, now: new Date() });
-    const cells = reuse === null ? planned : [...reuse.paid];
+    const cells = reuse !== null ? [...reuse.paid] : resumed !== null ? [...resumed.missing] : planned;
     for (const note of reuse?.notes ?? []) input.onEvent({ kind: "warning", message: `reuse-results: ${note}` });
     input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version });
 
     const rows: ResultRow[] = [];
     const breaker = createOutageBreaker(options.outageStreak);
+    // A resumed sweep's rows are already in the log: they count for the report and the breaker, in log order.
+    for (const row of resumed?.kept ?? []) {
+      rows.push(row);
+      breaker.fold(row);
+    }
     for (const row of reuse?.reused ?? []) {
       await log.append(row);
       rows.push(row);
