@@ -65,7 +65,7 @@ async function appendStepSummary(path: string | undefined, reportPath: string): 
 }
 
 /** The sweep's own input: the parsed flags minus what only the command line knows (help, upstream keys). */
-function toSweepOptions(flags: RunnerOptions): SweepOptions {
+function toSweepOptions(flags: RunnerOptions, runtimeDigestOverride: string | undefined, pins: { taskBindings: unknown; promotionTargetBases: unknown }): SweepOptions {
   return {
     tasks: flags.tasks,
     arms: flags.arms,
@@ -88,6 +88,11 @@ function toSweepOptions(flags: RunnerOptions): SweepOptions {
     cePluginDir: flags.cePluginDir,
     cePluginVersion: flags.cePluginVersion,
     unsafeNoBwrap: flags.unsafeNoBwrap,
+    reuseResults: flags.reuseResults,
+    runtimeDigestOverride: runtimeDigestOverride === undefined || runtimeDigestOverride === "" ? null : runtimeDigestOverride,
+    resume: flags.resume,
+    taskBindings: pins.taskBindings,
+    promotionTargetBases: pins.promotionTargetBases,
   };
 }
 
@@ -115,6 +120,21 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     return EXIT_USAGE;
   }
   const flags = parsed.value;
+  const pins = { taskBindings: null as unknown, promotionTargetBases: null as unknown };
+  for (const [flag, file, key] of [["--task-bindings-json", flags.taskBindingsJson, "taskBindings"], ["--promotion-target-bases-json", flags.promotionTargetBasesJson, "promotionTargetBases"]] as const) {
+    if (file === null) continue;
+    try {
+      pins[key] = JSON.parse(await readFile(file, "utf8")) as unknown;
+    } catch (error) {
+      process.stderr.write(`wfbench runner: ${flag} ${file}: not a readable JSON file (${(error as Error).message}): pass the file the evolve driver wrote\n`);
+      return EXIT_USAGE;
+    }
+  }
+  const runtimeDigestOverride = process.env["WFBENCH_RUNTIME_DIGEST"];
+  if (runtimeDigestOverride !== undefined && runtimeDigestOverride !== "" && !/^[0-9a-f]{64}$/u.test(runtimeDigestOverride)) {
+    process.stderr.write("wfbench runner: WFBENCH_RUNTIME_DIGEST must be 64 lower-case hex characters (the evolve driver's runtime digest): unset it to let the sweep compute its own\n");
+    return EXIT_USAGE;
+  }
   const upstream = resolveUpstreamSettings({
     flags: { baseUrl: flags.baseUrl, anthropicApiKey: flags.anthropicApiKey, authToken: flags.authToken, openaiApiKey: flags.openaiApiKey },
     env: { anthropicApiKey: gatewayEnv.value.anthropicApiKey, anthropicKeyIsAuthToken: gatewayEnv.value.anthropicKeyIsAuthToken, openAiApiKey: gatewayEnv.value.openAiApiKey },
@@ -148,7 +168,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const progress = createProgressOutput(process.stdout);
   try {
     const summary = await runSweep({
-      options: toSweepOptions(flags),
+      options: toSweepOptions(flags, runtimeDigestOverride, pins),
       upstream: upstream.value,
       homeDir: home === undefined || home === "" ? homedir() : home,
       tmpDir: tmpdir(),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { join } from "node:path";
 import { checkModelName, parseArgs } from "./parse-args.js";
 
 const CONTEXT = { root: "/repo", cwd: "/repo/sub", now: new Date("2026-01-02T03:04:05.678Z") };
@@ -216,5 +217,24 @@ describe("parseArgs new flags and node:util refusals", () => {
     const result = parseArgs(argv, CONTEXT);
     expect(!result.ok && result.error.flag).toBe(flag);
     expect(!result.ok && result.error.message).toMatch(message);
+  });
+});
+
+describe("parseArgs reuse, resume and evolve pins", () => {
+  it("defaults to a fresh sweep without pins", () => {
+    const result = parseArgs([], CONTEXT);
+    expect(result.ok && result.value).toMatchObject({ reuseResults: null, resume: false, taskBindingsJson: null, promotionTargetBasesJson: null });
+  });
+  it("resolves --reuse-results and the hidden pin files against the working directory", () => {
+    const result = parseArgs(["--reuse-results", "prev", "--task-bindings-json", "pins.json", "--promotion-target-bases-json", "/abs/bases.json"], CONTEXT);
+    expect(result.ok && result.value).toMatchObject({ reuseResults: join(CONTEXT.cwd, "prev"), taskBindingsJson: join(CONTEXT.cwd, "pins.json"), promotionTargetBasesJson: "/abs/bases.json" });
+  });
+  it("--resume DIR makes DIR the output directory and refuses --out and --reuse-results beside it", () => {
+    const result = parseArgs(["--resume", "runs/x"], CONTEXT);
+    expect(result.ok && result.value).toMatchObject({ resume: true, out: join(CONTEXT.cwd, "runs/x") });
+    const withOut = parseArgs(["--resume", "runs/x", "--out", "y"], CONTEXT);
+    expect(!withOut.ok && withOut.error).toMatchObject({ flag: "--resume", message: expect.stringContaining("drop --out") });
+    const withReuse = parseArgs(["--resume", "runs/x", "--reuse-results", "y"], CONTEXT);
+    expect(!withReuse.ok && withReuse.error.flag).toBe("--resume");
   });
 });

@@ -59,6 +59,14 @@ export interface RunnerOptions {
   readonly cePluginVersion: string | null;
   /** `--unsafe-no-bwrap` or UNSAFE_NO_BWRAP=1: the host-unsafe backend, review arms only, never under CI. */
   readonly unsafeNoBwrap: boolean;
+  /** `--reuse-results`: an earlier sweep's output directory whose comparator rows may be reused (reference §5.6), or null. */
+  readonly reuseResults: string | null;
+  /** Hidden `--task-bindings-json`: a JSON file of the evolve driver's task pins, or null. */
+  readonly taskBindingsJson: string | null;
+  /** Hidden `--promotion-target-bases-json`: a JSON file of the overlay destinations' committed digests, or null. */
+  readonly promotionTargetBasesJson: string | null;
+  /** `--resume`: `out` is an interrupted sweep's directory to continue in place (same flags); false for a new sweep. */
+  readonly resume: boolean;
 }
 
 /** A refused command line: the flag and how to fix it. */
@@ -127,6 +135,12 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
   --promotion-min-runs <n>    valid paired runs per task the gate needs, 1..100 (default 3)
   --promotion-min-improvement <pct>      median efficiency gain to promote (default 5.0)
   --promotion-max-task-regression <pct>  largest per-task efficiency regression (default 20.0)
+  --resume <dir>        continue an interrupted sweep in place with the same flags: its rows are kept, a partial
+                        last line left by a kill is dropped, only missing cells run; refuses any changed binding
+                        (not with --out or --reuse-results)
+  --reuse-results <dir>  an earlier sweep's output directory: its still-valid comparator rows (same model, effort,
+                        runtime digest, task, oracle and skills; at most 90 days old) are copied instead of paid for,
+                        keeping one paid cell per arm; must not be --out
   --help                this text
 
 Exit codes: 0 ok, 1 outage or unusable arm, 2 bad usage or input, 130 cancelled.`;
@@ -180,6 +194,11 @@ const FLAGS = {
   "promotion-min-improvement": { type: "string", hint: "a non-negative number (percent)" },
   "promotion-max-task-regression": { type: "string", hint: "a non-negative number (percent)" },
   shard: { type: "string", hint: "k/N, e.g. 1/3" },
+  "reuse-results": { type: "string", hint: "an earlier sweep's output directory" },
+  resume: { type: "string", hint: "the interrupted sweep's output directory" },
+  // Hidden (not in USAGE): written by the evolve driver, never by hand.
+  "task-bindings-json": { type: "string", hint: "a JSON file of task bindings" },
+  "promotion-target-bases-json": { type: "string", hint: "a JSON file mapping overlay targets to sha256" },
   "include-expensive": { type: "boolean", hint: "" },
   "ce-plugin-dir": { type: "string", hint: "the CE plugin directory" },
   "ce-plugin-version": { type: "string", hint: "an exact version such as 3.23.1" },
@@ -329,6 +348,9 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   const shardRaw = one("--shard");
   const shard = shardRaw === undefined ? null : parseShardSpec(shardRaw);
   if (shard !== null && !shard.ok) return { ok: false, error: { flag: "--shard", message: shard.message } };
+  const resume = one("--resume");
+  if (resume !== undefined && values["--out"] !== undefined) return { ok: false, error: { flag: "--resume", message: "--resume DIR continues DIR in place: drop --out" } };
+  if (resume !== undefined && values["--reuse-results"] !== undefined) return { ok: false, error: { flag: "--resume", message: "--resume and --reuse-results do not combine: resume the sweep first, then reuse from it in a new one" } };
   const effort = one("--effort") ?? "xhigh";
   if (!(EFFORTS as readonly string[]).includes(effort)) return { ok: false, error: { flag: "--effort", message: `--effort ${JSON.stringify(effort)} is not one of ${EFFORTS.join(", ")}` } };
   return {
@@ -338,7 +360,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       tasks: path("--tasks", "tasks/demo.yaml"),
       arms,
       repeats,
-      out: path("--out", `runs/${timestamp(context.now)}`),
+      out: resume !== undefined ? path("--resume", "") : path("--out", `runs/${timestamp(context.now)}`),
       workers,
       model,
       effort: effort as RunnerOptions["effort"],
@@ -361,6 +383,10 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
       cePluginDir,
       cePluginVersion,
       unsafeNoBwrap,
+      reuseResults: one("--reuse-results") === undefined ? null : path("--reuse-results", ""),
+      taskBindingsJson: one("--task-bindings-json") === undefined ? null : path("--task-bindings-json", ""),
+      promotionTargetBasesJson: one("--promotion-target-bases-json") === undefined ? null : path("--promotion-target-bases-json", ""),
+      resume: resume !== undefined,
     },
   };
 }

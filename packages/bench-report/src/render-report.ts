@@ -19,6 +19,8 @@ export interface ReportProvenance {
   readonly status: SweepStatus;
   /** The pre-sweep upstream canary's verdict (e.g. `ok (HTTP 200)`); absent or null when none ran (scripted model). */
   readonly upstreamCanary?: string | null;
+  /** `--reuse-results`: the source directory, how many cells were copied from it and how many were paid for. */
+  readonly reuse?: { readonly source: string; readonly reusedCells: number; readonly paidCells: number };
 }
 
 /** What else report.md shows besides the rows. */
@@ -301,6 +303,7 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
   lines.push(`- Skipped expensive tasks (${provenance.skippedExpensiveTasks.length}): ${provenance.skippedExpensiveTasks.length === 0 ? "none" : provenance.skippedExpensiveTasks.join(", ")}`);
   const cePlugins = [...new Set(parsed.value.filter((row) => typeof row.ce_plugin_version === "string").map((row) => `\`${String(row.ce_plugin_version)}\` (\`${String(row.ce_plugin_manifest_digest)}\`)`))];
   if (cePlugins.length > 0) lines.push(`- Compound Engineering plugin: ${cePlugins.join(", ")}`);
+  if (provenance.reuse !== undefined) lines.push(`- Comparator reuse: ${provenance.reuse.reusedCells} cell(s) reused from \`${provenance.reuse.source}\`, ${provenance.reuse.paidCells} paid`);
   if (provenance.status === "aborted") lines.push("", "Sweep aborted: partial evidence; promotion is disabled.");
   if (provenance.status === "cancelled") lines.push("", "Sweep cancelled: partial evidence; promotion is disabled.");
   lines.push("");

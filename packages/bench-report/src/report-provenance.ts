@@ -14,6 +14,7 @@ const ReportProvenanceSchema = z.strictObject({
   claudeCodeVersion: z.string().nullable(),
   status: z.enum(["complete", "aborted", "cancelled"]),
   upstreamCanary: z.string().nullable().optional(),
+  reuse: z.strictObject({ source: z.string(), reusedCells: z.int().min(0), paidCells: z.int().min(0) }).optional(),
 });
 
 /** Serialises the provenance a sweep rendered its report with (pretty JSON, trailing newline); trusts its input. */
@@ -34,8 +35,8 @@ export function parseReportProvenance(text: string): { readonly ok: true; readon
     const issue = parsed.error.issues[0];
     return { ok: false, error: { field: issue?.path.join(".") ?? "", message: issue?.message ?? "invalid" } };
   }
-  const { upstreamCanary, ...rest } = parsed.data;
-  return { ok: true, value: upstreamCanary === undefined ? rest : { ...rest, upstreamCanary } };
+  const { upstreamCanary, reuse, ...rest } = parsed.data;
+  return { ok: true, value: { ...rest, ...(upstreamCanary === undefined ? {} : { upstreamCanary }), ...(reuse === undefined ? {} : { reuse }) } };
 }
 
 /**

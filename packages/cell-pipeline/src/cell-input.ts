@@ -81,4 +81,6 @@ export interface RunCellInput {
    * sanitized commit when the suite builds one; absent or no servers: none.
    */
   readonly mcp?: { readonly servers: readonly McpServer[]; readonly nodePath: string; readonly index?: CellIndex };
+  /** The sweep's runtime digest (docs/runtime-digest.md), recorded as the row's `runtime_digest`; null when unknown. */
+  readonly runtimeDigest?: string | null;
 }

@@ -7,7 +7,7 @@ import type { RunCellInput } from "./cell-input.js";
 export type CellDraft = Omit<ResultRowFields, "recorded_at">;
 
 /** What the empty row of a cell is made of (a RunCellInput is one). */
-export type EmptyRowInput = Pick<RunCellInput, "arm" | "run" | "model" | "effort" | "proposerModel" | "upstream" | "overlay" | "cePlugin"> & {
+export type EmptyRowInput = Pick<RunCellInput, "arm" | "run" | "model" | "effort" | "proposerModel" | "upstream" | "overlay" | "cePlugin" | "runtimeDigest"> & {
   readonly backend?: Pick<NonNullable<RunCellInput["backend"]>, "kind">;
   readonly task: Pick<RunCellInput["task"], "id" | "ref" | "class" | "prompt">;
   readonly source: Pick<RunCellInput["source"], "sha"> & Partial<Pick<RunCellInput["source"], "assets">>;
@@ -82,7 +82,7 @@ export function emptyRow(input: EmptyRowInput): CellDraft {
     task_prompt_digest: digestTaskPrompt(task.prompt),
     skill_digest: null,
     candidate_overlay_digest: isCandidateArm(arm) ? (input.overlay?.digest ?? null) : null,
-    runtime_digest: null,
+    runtime_digest: input.runtimeDigest ?? null,
     task: task.id,
     class: task.class,
     run,

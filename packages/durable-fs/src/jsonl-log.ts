@@ -112,3 +112,32 @@ export async function readJsonl(path: string): Promise<JsonlContents> {
   });
   return { values, tornTail: tail === "" ? null : tail };
 }
+
+/**
+ * Drops a torn last line (the bytes after the final newline a killed writer left) from the JSONL log at `path`:
+ * fsyncs the file, truncates exactly those bytes, fsyncs again, so no complete line is ever lost. Returns the dropped
+ * text, or null when the log ends with a newline, is empty or does not exist. Trusts the directory.
+ * @throws {DurableFsError} DURABLE_FS_WRITE_FAILED when the log cannot be read or truncated.
+ */
+export async function dropTornTail(path: string): Promise<string | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
+  } catch (cause) {
+    if (errnoOf(cause) === "ENOENT") return null;
+    throw new DurableFsError("DURABLE_FS_WRITE_FAILED", `cannot open ${path} to repair it (${errnoOf(cause)})`, { cause, ...withErrno(cause) });
+  }
+  try {
+    const bytes = await handle.readFile();
+    const keep = bytes.lastIndexOf(0x0a) + 1;
+    if (keep === bytes.length) return null;
+    await handle.sync();
+    await handle.truncate(keep);
+    await handle.sync();
+    return bytes.subarray(keep).toString("utf8");
+  } catch (cause) {
+    throw new DurableFsError("DURABLE_FS_WRITE_FAILED", `cannot drop the torn last line of ${path} (${errnoOf(cause)})`, { cause, ...withErrno(cause) });
+  } finally {
+    await handle.close();
+  }
+}

@@ -30,7 +30,7 @@ describe("buildRunnerArgv", () => {
   const options = parsed(["--tasks", "s.yaml", "--model", "claude-sonnet-4-5", "--proposer-model", "claude-opus-4-1", "--runs", "4", "--anthropic-api-key", "sk-ant-secret", "--auth-token", "tok-secret"]);
 
   it("builds the sweep argv with the clamped timeout, the paired arms and the gate policy, and no credential", () => {
-    const argv = buildRunnerArgv(options, INPUTS);
+    const argv = buildRunnerArgv(options, INPUTS, { taskBindingsJson: false, reuseResults: false });
     expect(argv).toEqual([
       "--tasks", "/repo/s.yaml", "--repeats", "4", "--workers", "1", "--model", "claude-sonnet-4-5", "--effort", "xhigh",
       "--timeout", "1200", "--out", "/out/gen-0/bench", "--candidate-overlay", "/out/gen-0/frozen-overlay",
@@ -41,9 +41,9 @@ describe("buildRunnerArgv", () => {
     expect(argv.join(" ")).not.toMatch(/secret/u);
   });
 
-  it("passes the bindings, target bases and reuse source only once the runner accepts them", () => {
-    expect(RUNNER_FLAG_SUPPORT).toEqual({ taskBindingsJson: false, reuseResults: false });
-    const argv = buildRunnerArgv(options, INPUTS, { taskBindingsJson: true, reuseResults: true });
+  it("passes the bindings, target bases and reuse source, which the runner accepts", () => {
+    expect(RUNNER_FLAG_SUPPORT).toEqual({ taskBindingsJson: true, reuseResults: true });
+    const argv = buildRunnerArgv(options, INPUTS);
     expect(argv).toEqual(expect.arrayContaining(["--task-bindings-json", "/out/task-bindings.json", "--promotion-target-bases-json", "/out/gen-0/target-bases.json", "--reuse-results", "/seed"]));
   });
 

@@ -9,7 +9,7 @@ export interface RunnerFlagSupport {
 }
 
 /** What this build's runner accepts. Switch each to true once the runner parses the flag (reference §2.1). */
-export const RUNNER_FLAG_SUPPORT: RunnerFlagSupport = { taskBindingsJson: false, reuseResults: false };
+export const RUNNER_FLAG_SUPPORT: RunnerFlagSupport = { taskBindingsJson: true, reuseResults: true };
 
 /** One generation's sweep inputs: the frozen overlay, where the sweep writes, and the files resolved once. */
 export interface GenerationSweepInputs {

@@ -8,3 +8,4 @@ export { resolveUpstreamSettings, ANTHROPIC_BASE_URL, OPENAI_BASE_URL } from "./
 export type { RealUpstreamSettings, ScriptedChoice, UpstreamFlags, UpstreamSettings, UpstreamSettingsError } from "./resolve-upstream-settings.js";
 export { classifyProbeAnswer, probeUpstream } from "./probe-upstream.js";
 export type { ProbeOutcome, ProbeResult } from "./probe-upstream.js";
+export { readPriceTableVersion } from "./price-usage.js";

@@ -5,3 +5,5 @@ export type { SandboxRunResult } from "./run-result.js";
 export { runSandboxed } from "./run-sandboxed.js";
 export type { BwrapRunOptions, HostIdentity } from "./run-sandboxed.js";
 export { preflight } from "./preflight.js";
+export { describeSandboxPolicy } from "./describe-sandbox-policy.js";
+export type { SandboxPolicyDescription } from "./describe-sandbox-policy.js";

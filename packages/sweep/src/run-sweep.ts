@@ -10,7 +10,7 @@ import { snapshotPlugin, type PluginProvenance } from "@wfbench/plugin-snapshot"
 import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { removeTree, writeFileAtomic } from "@wfbench/durable-fs";
-import { probeUpstream, startGateway, type ProbeResult, type UpstreamSettings } from "@wfbench/litellm-gateway";
+import { probeUpstream, readPriceTableVersion, startGateway, type ProbeResult, type UpstreamSettings } from "@wfbench/litellm-gateway";
 import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/oracle-snapshot";
 import { parseLabels } from "@wfbench/review-scoring";
 import { redactText } from "@wfbench/redact";
@@ -26,6 +26,11 @@ import { couldTripBy, createOutageBreaker, isSystemicRow } from "./outage-breake
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
 import { createContaminationTracker } from "./contamination.js";
 import { SWEEP_PLAN_FILE, buildSweepPlan, formatSweepPlan, selectShardCells, type ShardSpec } from "./shard-plan.js";
+import { openReuseSource } from "./materialize-reused-row.js";
+import { buildReuseExpectation, planComparatorReuse } from "./plan-reuse.js";
+import { planResume } from "./resume-sweep.js";
+import { findTargetBaseDrift, findTaskBindingDrift } from "./check-pinned-bindings.js";
+import { collectRuntimeComponents, computeRuntimeDigest } from "./runtime-digest.js";
 
 /** Reference §5.7: one pool across all tasks, at most workers × this many cells ahead of the in-order fold. */
 const PACKED_WINDOW_MULTIPLIER = 2;
@@ -111,6 +116,16 @@ export interface SweepOptions {
   readonly cePluginVersion: string | null;
   /** `--unsafe-no-bwrap`: review arms only; the app must then hand in the host-unsafe backend. */
   readonly unsafeNoBwrap: boolean;
+  /** `--reuse-results`: an earlier sweep's output directory whose comparator rows may stand in for cells (§5.6), or null. */
+  readonly reuseResults?: string | null;
+  /** The evolve driver's explicit runtime digest (env WFBENCH_RUNTIME_DIGEST, read by the app); null: computed here. */
+  readonly runtimeDigestOverride?: string | null;
+  /** `--task-bindings-json`, parsed: the evolve driver's task pins; the sweep refuses any drifted field. Null: none. */
+  readonly taskBindings?: unknown;
+  /** `--promotion-target-bases-json`, parsed: must equal the overlay destinations' committed digests. Null: none. */
+  readonly promotionTargetBases?: unknown;
+  /** `--resume`: `out` holds an interrupted sweep of the same settings; its rows are kept and only missing cells run. */
+  readonly resume?: boolean;
 }
 
 /** Inputs of {@link runSweep}: validated options plus what only the app may know (environment, signals). */
@@ -136,10 +151,15 @@ export interface RunSweepInput {
   readonly nodePath?: string;
 }
 
-async function prepareOutDir(out: string): Promise<void> {
+async function prepareOutDir(out: string, resume: boolean): Promise<void> {
+  if (resume) {
+    const stat = await lstat(join(out, "results.jsonl")).catch(() => null);
+    if (stat === null || !stat.isFile()) throw new SweepError("SWEEP_BAD_INPUT", `--resume ${out} holds no regular results.jsonl: pass the output directory of the interrupted sweep`);
+    return;
+  }
   await mkdir(out, { recursive: true });
   const existing = await readdir(out);
-  if (existing.length > 0) throw new SweepError("SWEEP_BAD_INPUT", `--out ${out} is not empty (resume is not supported yet): pass a new directory`);
+  if (existing.length > 0) throw new SweepError("SWEEP_BAD_INPUT", `--out ${out} is not empty : pass a new directory`);
 }
 
 /**
@@ -261,7 +281,10 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   if (script !== null && !script.ok) throw badInput(`--script: ${script.error.message}`);
   await preflight({});
   const cli = await resolveClaudeCli({ claudeBin: options.claudeBin });
-  await prepareOutDir(options.out);
+  await prepareOutDir(options.out, options.resume === true);
+  const reuseSource = options.reuseResults == null ? null : await openReuseSource(options.reuseResults, options.out);
+  if (typeof reuseSource === "string") throw badInput(reuseSource);
+  const runtimeDigest = options.runtimeDigestOverride ?? computeRuntimeDigest(await collectRuntimeComponents({ claudePath: cli.path, claudeVersion: cli.version, script: script?.ok === true ? script.value : null, priceTableVersion: readPriceTableVersion() }));
 
   const oracles = new Map<string, OracleSnapshot>();
   for (const task of tasks) {
@@ -323,6 +346,23 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       prepared.set(task.id, template.value);
     }
     const targetBaseDigests = overlay === null ? {} : await readTargetBases(overlay.value, tasks.filter((task) => armsOf(task).some(isCandidateArm)).map((task) => prepared.get(task.id) as Template));
+    // The evolve driver's pins (reference §2.1): a drifted task or destination is refused before any paid work.
+    const bindingDrift = options.taskBindings == null ? null : findTaskBindingDrift(options.taskBindings, tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot)));
+    if (bindingDrift !== null) throw badInput(bindingDrift);
+    if (options.promotionTargetBases != null) {
+      if (overlay === null) throw badInput("--promotion-target-bases-json is only valid with --candidate-overlay");
+      const baseDrift = findTargetBaseDrift(options.promotionTargetBases, targetBaseDigests);
+      if (baseDrift !== null) throw badInput(baseDrift);
+    }
+    const planned: { task: Task; arm: Arm; run: number }[] = [];
+    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) planned.push({ task, arm, run });
+    // Before the gateway and the model reopen their logs: a torn tail they would append after is dropped first.
+    // A shard's cells are its whole world: resume and reuse look only at them.
+    const shard = options.shard ?? null;
+    const shardCells = selectShardCells(planned, shard, (cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run }));
+    const resumed = options.resume !== true ? null : await planResume(options.out, shardCells, await buildReuseExpectation({ cells: shardCells, model: options.model, effort: options.effort, runtimeDigest, skills: suite.value.skills, sources, templates: prepared, oracles, now: new Date(), sandboxBackend: options.unsafeNoBwrap ? "host-unsafe" : "bwrap", cePlugin: cePlugin?.cell ?? null }), overlay?.digest ?? null);
+    if (typeof resumed === "string") throw badInput(resumed);
+    for (const note of resumed?.notes ?? []) input.onEvent({ kind: "warning", message: `resume: ${note}` });
 
     // Built once per sanitized commit and proved clean before the model or the gateway is even started.
     let indexes = new Map<string, CellIndex>();
@@ -373,10 +413,6 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
 
     const resultsPath = join(options.out, "results.jsonl");
     const log = await openResultsLog(resultsPath, { redact: (line) => redactText(line, secrets) });
-    const planned: { task: Task; arm: Arm; run: number }[] = [];
-    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) planned.push({ task, arm, run });
-    const shard = options.shard ?? null;
-    const cells = selectShardCells(planned, shard, (cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run }));
     const selectedTasks = tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot));
     // Written before any cell: `wfbench merge` learns the whole plan and the sweep's identity from every shard.
     const sweepPlan = buildSweepPlan({
@@ -401,13 +437,27 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     });
     await writeFileAtomic(join(options.out, SWEEP_PLAN_FILE), formatSweepPlan(sweepPlan), { mode: 0o644 });
     const contamination = createContaminationTracker();
+    // Reference §5.6: reused rows are written first and fold into the breaker like any other; the rest is paid for.
+    const reuse = reuseSource === null ? null : await planComparatorReuse({ source: reuseSource, cells: shardCells, outDir: options.out, model: options.model, effort: options.effort, runtimeDigest, skills: suite.value.skills, sources, templates: prepared, oracles, now: new Date(), sandboxBackend: options.unsafeNoBwrap ? "host-unsafe" : "bwrap", cePlugin: cePlugin?.cell ?? null });
+    const cells = reuse !== null ? [...reuse.paid] : resumed !== null ? [...resumed.missing] : shardCells;
+    for (const note of reuse?.notes ?? []) input.onEvent({ kind: "warning", message: `reuse-results: ${note}` });
     input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version, shard: shard === null ? null : { ...shard, planned: planned.length } });
 
     const rows: ResultRow[] = [];
+    const breaker = createOutageBreaker(options.outageStreak);
+    // A resumed sweep's rows are already in the log: they count for the report and the breaker, in log order.
+    for (const row of resumed?.kept ?? []) {
+      rows.push(row);
+      breaker.fold(row);
+    }
+    for (const row of reuse?.reused ?? []) {
+      await log.append(row);
+      rows.push(row);
+      breaker.fold(row);
+    }
     // The breaker folds rows in the order they are committed, which is canonical: its verdict never depends on which
     // worker finished first. A trip stops new cells through its own signal; the running ones are not cancelled, so
     // every row they produce is real evidence and still written (at most workers − 1 of them).
-    const breaker = createOutageBreaker(options.outageStreak);
     const trip = new AbortController();
     let outage: SweepSummary["outage"] = null;
     const running = new Set<number>();
@@ -459,6 +509,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           outDir: options.out,
           timeoutMs: options.timeoutS * 1000,
           signal,
+          runtimeDigest,
           ...(overlay === null ? {} : { overlay: { files: overlay.value.files, digest: overlay.digest } }),
           ...(cePlugin === null ? {} : { cePlugin: cePlugin.cell }),
           ...(hostUnsafe === undefined ? {} : { backend: hostUnsafe }),
@@ -513,6 +564,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       claudeCodeVersion: options.claudeBin === null ? cli.version : `${cli.version} (--claude-bin ${cli.path})`,
       status,
       upstreamCanary: canary === null ? null : `\`${canary.outcome}\` (${redactText(canary.detail, secrets)})`,
+      ...(reuse === null || reuseSource === null ? {} : { reuse: { source: reuseSource.dir, reusedCells: reuse.reused.length, paidCells: cells.length } }),
     };
     const report = renderReport(rows, provenance, { promotion });
     if (!report.ok) throw new SweepError("SWEEP_REPORT_FAILED", `row ${report.error.index} field ${report.error.field}: ${report.error.message}`);
