@@ -22,7 +22,9 @@ describe("parseArgs", () => {
     expect(none.ok && none.value.outageStreak).toBe(5);
     const given = parseArgs(["--outage-streak", "2"], CONTEXT);
     expect(given.ok && given.value.outageStreak).toBe(2);
-    for (const bad of ["0", "-1", "1.5", "x"]) {
+    const disabled = parseArgs(["--outage-streak", "0"], CONTEXT);
+    expect(disabled.ok && disabled.value.outageStreak).toBe(0);
+    for (const bad of ["-1", "1.5", "x"]) {
       const refused = parseArgs([`--outage-streak=${bad}`], CONTEXT);
       expect(refused.ok ? null : refused.error).toMatchObject({ flag: "--outage-streak", message: expect.stringContaining("--outage-streak") });
     }
@@ -204,7 +206,7 @@ describe("parseArgs new flags and node:util refusals", () => {
   });
 
   it.each([
-    [["--outage-streak", "0"], "--outage-streak", /between 1 and/],
+    [["--outage-streak", "10001"], "--outage-streak", /between 0 and 10000/],
     [["--proposer-model", "gpt-latest"], "--proposer-model", /pinned, versioned/],
     [["--include-expensive=yes"], "--include-expensive", /takes no value/],
     [["--out", "--tasks", "t.yaml"], "--out", /starting with "-"/],

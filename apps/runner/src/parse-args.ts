@@ -40,7 +40,7 @@ export interface RunnerOptions {
   readonly authToken: string | null;
   /** `--openai-api-key`: an OpenAI-compatible provider's key (env WFBENCH_OPENAI_API_KEY); null when not given. */
   readonly openaiApiKey: string | null;
-  /** `--outage-streak`: consecutive systemic failures (reference §5.7, canonical order, across tasks) that stop the sweep. */
+  /** `--outage-streak`: consecutive systemic failures (reference §5.7, canonical order, across tasks) that stop the sweep; 0 disables. */
   readonly outageStreak: number;
   /** `--claude-bin`: a user-supplied Claude Code CLI (absolute), or null for the pinned one. */
   readonly claudeBin: string | null;
@@ -118,7 +118,7 @@ With no flags it runs the embedded offline demo suite (tasks/demo.yaml) against 
                         supported version (its version is recorded in report.md)
   --proposer-model <name>  provenance only: the model that proposed the overlay (recorded in rows and report.md)
   --outage-streak <n>   stop starting cells after n consecutive session/infra/cleanup/review-evidence failures in
-                        (task, run, arm) order, across tasks; report "Sweep aborted", exit 1 (default 5)
+                        (task, run, arm) order, across tasks; report "Sweep aborted", exit 1 (default 5; 0 disables)
   --shard <k/N>         run only shard k of N (1-based): cells are assigned by a stable hash of (task, arm, run);
                         each shard writes its own --out, and \`wfbench merge OUT SHARD_DIR...\` joins them (a
                         candidate sweep's promotion.json is written only by the merge)
@@ -188,7 +188,7 @@ const FLAGS = {
   "openai-api-key": { type: "string", hint: "an API key" },
   "claude-bin": { type: "string", hint: "the path of a Claude Code CLI executable" },
   "proposer-model": { type: "string", hint: "a named, versioned model id" },
-  "outage-streak": { type: "string", hint: "a whole number 1 or more" },
+  "outage-streak": { type: "string", hint: "a whole number (0 disables the breaker)" },
   "promotion-metric": { type: "string", hint: PROMOTION_METRICS.join(" | ") },
   "promotion-min-runs": { type: "string", hint: "a whole number 1..100" },
   "promotion-min-improvement": { type: "string", hint: "a non-negative number (percent)" },
@@ -337,7 +337,7 @@ export function parseArgs(argv: readonly string[], context: ParseArgsContext): P
   if (typeof workers !== "number") return { ok: false, error: workers };
   const timeoutS = parseInteger("--timeout", one("--timeout") ?? "5400", 1, 86_400, "pass --timeout in seconds, e.g. 5400");
   if (typeof timeoutS !== "number") return { ok: false, error: timeoutS };
-  const outageStreak = parseInteger("--outage-streak", one("--outage-streak") ?? "5", 1, 10_000, "pass --outage-streak 1 or more (default 5)");
+  const outageStreak = parseInteger("--outage-streak", one("--outage-streak") ?? "5", 0, 10_000, "pass --outage-streak 0..10000 (default 5; 0 disables the breaker)");
   if (typeof outageStreak !== "number") return { ok: false, error: outageStreak };
   const model = one("--model") ?? DEMO_MODEL;
   const modelProblem = checkModelName(model);

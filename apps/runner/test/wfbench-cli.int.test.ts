@@ -61,7 +61,7 @@ describe("wfbench bin", () => {
     [[], /wfbench: needs a command/],
     [["frobnicate"], /unknown command "frobnicate": choose run, report, merge or evolve/],
     [["run", "--workers", "0"], /--workers must be between 1 and 8/],
-    [["run", "--outage-streak", "0"], /--outage-streak must be between 1/],
+    [["run", "--outage-streak", "10001"], /--outage-streak must be between 0 and 10000/],
     [["report"], /needs the output directory/],
     [["report", "/nonexistent/wfbench-out"], /has no report-provenance.json/],
     [["merge"], /needs the output directory and at least one shard directory/],

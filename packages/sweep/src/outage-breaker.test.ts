@@ -30,12 +30,19 @@ describe("createOutageBreaker", () => {
     expect(breaker.fold(row("verify-failed", false))).toEqual({ streak: 2, tripped: true });
   });
 
-  it("stays tripped after a reset, and refuses a limit below 1", () => {
+  it("stays tripped after a reset, and refuses a negative or fractional limit", () => {
     const breaker = createOutageBreaker(1);
     expect(breaker.fold(row("infra-error")).tripped).toBe(true);
     expect(breaker.fold(row(null))).toEqual({ streak: 0, tripped: true });
-    expect(() => createOutageBreaker(0)).toThrow(RangeError);
+    expect(() => createOutageBreaker(-1)).toThrow(RangeError);
     expect(() => createOutageBreaker(1.5)).toThrow(RangeError);
+  });
+
+  it("never trips with limit 0 (reference §2.1: 0 disables the breaker) but still counts the streak", () => {
+    const breaker = createOutageBreaker(0);
+    for (let index = 1; index <= 50; index += 1) expect(breaker.fold(row("session-error"))).toEqual({ streak: index, tripped: false });
+    const known = new Map(Array.from({ length: 50 }, (_, index) => [index, true] as const));
+    expect(couldTripBy(known, 49, 0)).toBe(false);
   });
 });
 

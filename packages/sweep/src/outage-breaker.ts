@@ -23,6 +23,7 @@ export function isSystemicRow(row: BreakerRow): boolean {
  * `workers − 1` cells started after it, however far the packed window runs ahead.
  */
 export function couldTripBy(known: ReadonlyMap<number, boolean>, upTo: number, limit: number): boolean {
+  if (limit === 0) return false;
   let possible = 0;
   for (let index = 0; index <= upTo; index += 1) {
     possible = known.get(index) === false ? 0 : possible + 1;
@@ -39,17 +40,18 @@ export interface OutageBreaker {
 /**
  * The outage breaker (reference §5.7): a session-error, infra-error, cleanup-failure or review-evidence-invalid row
  * (an invalid review artifact counts whatever kind was recorded first) extends the streak, any other row resets it;
- * the streak carries across task boundaries. Trips once the streak reaches `limit` (an integer ≥ 1) and stays tripped.
- * Trusts the caller to fold rows in canonical order; refuses a limit below 1.
+ * the streak carries across task boundaries. Trips once the streak reaches `limit` (an integer ≥ 1) and stays tripped;
+ * a limit of 0 disables it (reference §2.1: the streak is still counted, it never trips). Trusts the caller to fold
+ * rows in canonical order; refuses a negative or fractional limit.
  */
 export function createOutageBreaker(limit: number): OutageBreaker {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`outage streak limit must be an integer >= 1, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`outage streak limit must be a whole number (0 disables), got ${limit}`);
   let streak = 0;
   let tripped = false;
   return {
     fold(row) {
       streak = isSystemicRow(row) ? streak + 1 : 0;
-      if (streak >= limit) tripped = true;
+      if (limit > 0 && streak >= limit) tripped = true;
       return { streak, tripped };
     },
   };

@@ -93,7 +93,7 @@ export interface SweepOptions {
   readonly includeExpensive: boolean;
   /** Candidate skill overlay directory, or null. */
   readonly candidateOverlay: string | null;
-  /** Consecutive systemic failures (reference §5.7) that stop the sweep: an integer ≥ 1. */
+  /** Consecutive systemic failures (reference §5.7) that stop the sweep: a whole number, 0 disables the breaker. */
   readonly outageStreak: number;
   /** A user-supplied Claude Code CLI (absolute path) to prove and run instead of the pinned one, or null. */
   readonly claudeBin: string | null;
