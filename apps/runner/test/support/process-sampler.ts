@@ -86,7 +86,7 @@ export interface SecretExposure {
   /** Descendants whose argv or initial environment contain the secret, described as `pid comm: argv…`. */
   readonly holders: string[];
   readonly bwrapSeen: boolean;
-  /** Every `claude` process whose environment was read, with its credential-named variables (name, value). */
+  /** Every `claude` session process (not the `--version` probe) whose environment was read, with its credential-named variables. */
   readonly sessions: { readonly describe: string; readonly credentials: [string, string][] }[];
   /** Every descendant seen, described, for assertion messages. */
   readonly seen: string[];
@@ -106,7 +106,9 @@ export function findSecretExposure(sampled: { observations: readonly ProcessObse
     holders: children.filter((o) => o.raw.includes(secret)).map(describe),
     bwrapSeen: children.some((o) => o.comm === "bwrap"),
     sessions: children
-      .filter((o) => o.comm === "claude" && o.env !== null)
+      // The harness's own `claude --version` probe (runtime digest, CLI proof) is not a session: it runs with no
+      // credential at all, and `holders` above still checks it for the secret.
+      .filter((o) => o.comm === "claude" && o.env !== null && !(o.argv.length === 2 && o.argv[1] === "--version"))
       .map((o) => ({ describe: describe(o), credentials: [...(o.env ?? new Map<string, string>()).entries()].filter(([name]) => CREDENTIAL_NAME.test(name)) })),
     seen: children.map(describe),
   };
