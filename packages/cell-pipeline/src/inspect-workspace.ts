@@ -23,6 +23,22 @@ const GIT_PATH = "/usr/bin/git";
 // A gitlink's directory is never entered: its status would run git on a repository the agent may have configured.
 const DIFF = ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=all"];
 
+/** Stands for the base commit in a git script's argv: passed as `$1`, never spliced into the script. */
+const BASE = Symbol("base");
+type ScriptWord = string | typeof BASE;
+const quoteWord = (word: ScriptWord): string => (word === BASE ? '"$1"' : `'${word.replaceAll("'", "'\\''")}'`);
+/**
+ * A `/bin/sh` script that runs the gits in order, stops at the first that fails, and prints one NUL between the
+ * outputs of consecutive ones: the first NUL after text that holds none, or the first empty entry after NUL-terminated
+ * `-z` entries (no path is empty). The last git is exec'ed.
+ */
+function gitScript(gits: readonly (readonly ScriptWord[])[]): string {
+  return gits.map((argv, index) => `${index === gits.length - 1 ? "exec " : ""}${[GIT_PATH, ...argv.map(quoteWord)].join(" ")}`).join(" && printf '\\0' && ");
+}
+// Untracked non-ignored files intent-to-add (the pathspecs on stdin): silent on stdout, the view's first git call.
+const ADD: readonly ScriptWord[] = ["add", "--intent-to-add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"];
+const withAdd = (gits: readonly (readonly ScriptWord[])[]): string => `${GIT_PATH} ${ADD.map(quoteWord).join(" ")} && ${gitScript(gits)}`;
+
 /** Churn of the candidate against the arm's starting commit (reference §5.9). */
 export interface Churn {
   readonly files: number;
@@ -60,6 +76,8 @@ interface GitView {
 
 interface GitCall {
   readonly maxStdoutBytes?: number;
+  /** GIT_TIMEOUT_MS per git the call runs (a script of three gits gets three times the one bound). */
+  readonly gits?: number;
   readonly stdin?: Buffer;
   readonly signal?: AbortSignal | undefined;
 }
@@ -69,14 +87,27 @@ interface GitCall {
  * no network, the workspace git environment, and an index of the harness's own in the private scratch directory.
  */
 async function runGit(view: GitView, argv: readonly string[], call: GitCall = {}): Promise<{ stdout: Buffer; overflow: boolean }> {
+  return runInView(view, [GIT_PATH, ...argv], `git ${argv[0] ?? ""}`, call);
+}
+
+/**
+ * Two or more git calls in one sandbox start-up (each start costs ~20 ms): `/bin/sh -c` runs `script`, with `args` as
+ * its positional parameters (never spliced into the script), stopping at the first git that fails. What the sandbox,
+ * environment and index are, and how a failure is judged, is exactly runGit's.
+ */
+async function runGitScript(view: GitView, label: string, script: string, args: readonly string[], call: GitCall = {}): Promise<{ stdout: Buffer; overflow: boolean }> {
+  return runInView(view, ["/bin/sh", "-c", script, "wfbench-git", ...args], label, call);
+}
+
+async function runInView(view: GitView, command: readonly string[], label: string, call: GitCall): Promise<{ stdout: Buffer; overflow: boolean }> {
   // Objects git must write (the empty blob of an intent-to-add entry) go to the scratch store, never the workspace.
   const scratchStore = view.scratch === null ? {} : { GIT_OBJECT_DIRECTORY: `${SANDBOX_TMP}/objects`, GIT_ALTERNATE_OBJECT_DIRECTORIES: `${SANDBOX_WORKSPACE}/.git/objects` };
   const env = { ...buildWorkspaceGitEnvForSandbox(), ...scratchStore, GIT_INDEX_FILE: `${SANDBOX_TMP}/index`, HOME: SANDBOX_HOME, PATH: "/usr/bin:/bin" };
   const result = await (view.sandbox ?? runSandboxed)(
     { workspace: { hostPath: view.workspace, mode: "ro" }, tmpHostPath: view.scratch, env, network: { mode: "none" } },
-    [GIT_PATH, ...argv],
+    command,
     {
-      timeoutMs: GIT_TIMEOUT_MS,
+      timeoutMs: GIT_TIMEOUT_MS * (call.gits ?? 1),
       maxStdoutBytes: call.maxStdoutBytes ?? 16 * 1024 * 1024,
       ...(call.stdin === undefined ? {} : { stdin: call.stdin }),
       ...(call.signal === undefined ? {} : { signal: call.signal }),
@@ -86,16 +117,40 @@ async function runGit(view: GitView, argv: readonly string[], call: GitCall = {}
     // git ran to its own exit and said no: the tree is what it is (a file it cannot read or diff). Any other ending (no
     // start, a timeout, a cancel) says nothing about the tree.
     const code = result.state === "exited" ? "CELL_PIPELINE_WORKSPACE_REFUSED" : "CELL_PIPELINE_WORKSPACE_FAILED";
-    throw new CellPipelineError(code, `git ${argv[0] ?? ""} in the sandbox ended ${result.state} (exit ${String(result.exitCode)}): ${result.stderrTail.slice(-300)}`);
+    throw new CellPipelineError(code, `${label} in the sandbox ended ${result.state} (exit ${String(result.exitCode)}): ${result.stderrTail.slice(-300)}`);
   }
   return { stdout: result.stdout, overflow: result.stdoutOverflow };
 }
 
-async function listing(view: GitView, argv: readonly string[], signal: AbortSignal | undefined): Promise<string[]> {
-  const out = await runGit(view, argv, { maxStdoutBytes: LISTING_BYTES, signal });
-  // A tree with that many paths is what the workspace holds, like a file git cannot diff.
-  if (out.overflow) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_REFUSED", `git ${argv.join(" ")} listed more than ${LISTING_BYTES} bytes of paths`);
-  return out.stdout.toString("utf8").split("\0").filter((entry) => entry !== "");
+/** Splits `git ls-files -z` output into its entries (every entry NUL-terminated, none empty). */
+function splitEntries(bytes: Buffer): string[] {
+  return bytes.toString("utf8").split("\0").filter((entry) => entry !== "");
+}
+
+// read-tree, the tracked listing (mode, blob, path), one empty entry (a NUL: no path is empty) as the boundary, then
+// the untracked non-ignored listing. The untracked listing does not depend on what update-index later marks.
+const LIST_SCRIPT = `${GIT_PATH} read-tree "$1" && ${gitScript([["ls-files", "-z", "-s"], ["ls-files", "-z", "-o", "--exclude-standard"]])}`;
+
+/**
+ * The base tree read into the harness's index and both listings git gives of the workspace against it, in one sandbox
+ * start-up. Each listing keeps its own LISTING_BYTES bound: a tree with more paths is what the workspace holds.
+ */
+async function readListings(view: GitView, baseSha: string, signal: AbortSignal | undefined): Promise<{ tracked: string[]; untracked: string[] }> {
+  const out = await runGitScript(view, "git read-tree / ls-files", LIST_SCRIPT, [baseSha], { maxStdoutBytes: 2 * LISTING_BYTES + 1, gits: 3, signal });
+  const refuse = (argv: string): CellPipelineError => new CellPipelineError("CELL_PIPELINE_WORKSPACE_REFUSED", `git ${argv} listed more than ${LISTING_BYTES} bytes of paths`);
+  // Together over both bounds: one of the two is over its own.
+  if (out.overflow) throw refuse("ls-files -z -s / ls-files -z -o --exclude-standard");
+  let boundary = 0;
+  for (;;) {
+    const end = out.stdout.indexOf(0, boundary);
+    if (end === -1) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", "git ls-files answered without the boundary between its two listings");
+    if (end === boundary) break;
+    boundary = end + 1;
+  }
+  if (boundary > LISTING_BYTES) throw refuse("ls-files -z -s");
+  const untracked = out.stdout.subarray(boundary + 1);
+  if (untracked.length > LISTING_BYTES) throw refuse("ls-files -z -o --exclude-standard");
+  return { tracked: splitEntries(out.stdout.subarray(0, boundary)), untracked: splitEntries(untracked) };
 }
 
 /** The git object id of a file's bytes (`blob <size>\0<bytes>`), hashed on the host from a no-follow handle. */
@@ -114,11 +169,18 @@ async function hashBlob(workspace: string, path: string, expected: { dev: number
 interface DiffView extends GitView {
   readonly scratch: string;
   readonly undiffed: readonly UndiffedEntry[];
+  /**
+   * The pathspecs (NUL-separated) of the `git add --intent-to-add` that completes the index: the first git call on the
+   * view runs it (withAdd), in the same sandbox start-up as the git that reads the view.
+   */
+  readonly addStdin: Buffer;
 }
+
 
 /**
  * Builds the harness's own index of the workspace against `baseSha` (read from the harness-built `.git`): the base
- * tree, untracked non-ignored files intent-to-add, except files over MAX_DIFF_FILE_BYTES (tracked ones marked
+ * tree, untracked non-ignored files intent-to-add (by the view's first git call, see `addStdin`), except files over
+ * MAX_DIFF_FILE_BYTES (tracked ones marked
  * assume-unchanged, untracked ones left out) and nested repositories (left out), which are returned as undiffed.
  * A tracked file over the bound with the base's size is hashed on the host and is undiffed only if it changed.
  */
@@ -127,11 +189,11 @@ async function openDiffView(workspace: string, baseSha: string, privateRoot: str
   await mkdir(join(scratch, "objects"));
   const view = { workspace, scratch, sandbox };
   try {
-    await runGit(view, ["read-tree", baseSha], { signal });
+    const listings = await readListings(view, baseSha, signal);
     const undiffed: UndiffedEntry[] = [];
     const frozen: string[] = [];
     const sameSize: { path: string; blob: string; inspected: { dev: number; ino: number; size: number } }[] = [];
-    const tracked = (await listing(view, ["ls-files", "-z", "-s"], signal)).map((entry) => {
+    const tracked = listings.tracked.map((entry) => {
       const tab = entry.indexOf("\t");
       const [mode = "", blob = ""] = entry.slice(0, tab).split(" ");
       return { mode, blob, path: entry.slice(tab + 1) };
@@ -165,7 +227,7 @@ async function openDiffView(workspace: string, baseSha: string, privateRoot: str
       await runGit(view, ["update-index", "-z", "--assume-unchanged", "--stdin"], { stdin: Buffer.from(frozen.map((p) => `${p}\0`).join("")), signal });
     }
     const excluded: string[] = [];
-    for (const entry of await listing(view, ["ls-files", "-z", "-o", "--exclude-standard"], signal)) {
+    for (const entry of listings.untracked) {
       if (entry.endsWith("/")) {
         // A directory holding its own .git: `git add` would record a gitlink (or fail outright without a commit).
         const path = entry.slice(0, -1);
@@ -180,9 +242,8 @@ async function openDiffView(workspace: string, baseSha: string, privateRoot: str
       }
     }
     const pathspecs = [".", ...excluded.map((path) => `:(exclude,literal)${path}`)];
-    await runGit(view, ["add", "--intent-to-add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { stdin: Buffer.from(pathspecs.map((p) => `${p}\0`).join("")), signal });
     undiffed.sort((a, b) => compareCodePoints(a.path, b.path));
-    return { ...view, undiffed };
+    return { ...view, undiffed, addStdin: Buffer.from(pathspecs.map((p) => `${p}\0`).join("")) };
   } catch (error) {
     await rm(scratch, { recursive: true, force: true });
     throw error;
@@ -191,6 +252,16 @@ async function openDiffView(workspace: string, baseSha: string, privateRoot: str
 
 async function closeDiffView(view: DiffView): Promise<void> {
   await rm(view.scratch, { recursive: true, force: true });
+}
+
+// The diff the digest covers is read whole (up to 1 GiB).
+const DIGEST_DIFF_BYTES = 1024 * 1024 * 1024;
+const DIGEST_DIFF: readonly ScriptWord[] = [...DIFF, "--binary", BASE, "--", ".", ...CHURN_EXCLUDES];
+const SHORTSTAT: readonly ScriptWord[] = [...DIFF, "--shortstat", BASE, "--", ".", ...CHURN_EXCLUDES];
+/** The digest of a diff read through the view: the undiffed entries' marker lines (outside plans and skills) first. */
+function digestDiff(view: DiffView, diff: Buffer): string {
+  const markers = view.undiffed.filter((entry) => inChurn(entry.path)).map(formatUndiffedMarker).join("");
+  return sha256Hex(Buffer.concat([Buffer.from(markers, "utf8"), diff]));
 }
 
 const inChurn = (path: string): boolean => !CHURN_EXCLUDED_ROOTS.some((root) => path === root || path.startsWith(`${root}/`));
@@ -209,9 +280,8 @@ export function formatUndiffedMarker(entry: UndiffedEntry): string {
 export async function digestWorkspaceDiff(workspace: string, baseSha: string, privateRoot: string, signal?: AbortSignal, sandbox?: WorkspaceSandbox): Promise<string> {
   const view = await openDiffView(workspace, baseSha, privateRoot, signal, sandbox);
   try {
-    const diff = await runGit(view, [...DIFF, "--binary", baseSha, "--", ".", ...CHURN_EXCLUDES], { maxStdoutBytes: 1024 * 1024 * 1024, signal });
-    const markers = view.undiffed.filter((entry) => inChurn(entry.path)).map(formatUndiffedMarker).join("");
-    return sha256Hex(Buffer.concat([Buffer.from(markers, "utf8"), diff.stdout]));
+    const diff = await runGitScript(view, "git add / diff", withAdd([DIGEST_DIFF]), [baseSha], { maxStdoutBytes: DIGEST_DIFF_BYTES, stdin: view.addStdin, gits: 2, signal });
+    return digestDiff(view, diff.stdout);
   } finally {
     await closeDiffView(view);
   }
@@ -249,22 +319,29 @@ export interface WorkspaceMeasurement {
   readonly patch: Buffer;
   readonly patchTruncated: boolean;
   readonly undiffed: readonly UndiffedEntry[];
+  /** What digestWorkspaceDiff answers for the same workspace, read through the same view. */
+  readonly diffDigest: string;
 }
 
 /**
  * Churn and patch of the workspace against `baseSha`, read through the harness-built `.git` by sandboxed git with
  * the workspace read-only. Files over MAX_DIFF_FILE_BYTES and nested repositories are never read by git: each is a
  * marker line in the patch and one changed file in the churn (its line counts are unknown, so none are added).
+ * Also answers the diff digest (digestWorkspaceDiff's), so a measurement needs one view of the workspace, not two.
  */
 export async function measureWorkspace(workspace: string, baseSha: string, privateRoot: string, signal?: AbortSignal, sandbox?: WorkspaceSandbox): Promise<WorkspaceMeasurement> {
   const view = await openDiffView(workspace, baseSha, privateRoot, signal, sandbox);
   try {
-    const stat = await runGit(view, [...DIFF, "--shortstat", baseSha, "--", ".", ...CHURN_EXCLUDES], { maxStdoutBytes: 1 << 16, signal });
+    // The shortstat (text, never a NUL), a NUL, then the digest's diff: one sandbox start-up, after the add.
+    const statAndDigest = await runGitScript(view, "git add / diff --shortstat / diff", withAdd([SHORTSTAT, DIGEST_DIFF]), [baseSha], { maxStdoutBytes: (1 << 16) + 1 + DIGEST_DIFF_BYTES, stdin: view.addStdin, gits: 3, signal });
+    const cut = statAndDigest.stdout.indexOf(0);
+    if (cut === -1 || cut > 1 << 16) throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_FAILED", "git diff --shortstat answered more than a short summary");
     const diff = await runGit(view, [...DIFF, "--binary", baseSha, "--", "."], { maxStdoutBytes: MAX_PATCH_BYTES, signal });
-    const shortstat = parseShortstat(stat.stdout.toString("utf8"));
+    const shortstat = parseShortstat(statAndDigest.stdout.subarray(0, cut).toString("utf8"));
     const churn = { ...shortstat, files: shortstat.files + view.undiffed.filter((entry) => inChurn(entry.path)).length };
     const whole = Buffer.concat([Buffer.from(view.undiffed.map(formatUndiffedMarker).join(""), "utf8"), diff.stdout]);
-    return { churn, patch: whole.subarray(0, MAX_PATCH_BYTES), patchTruncated: diff.overflow || whole.length > MAX_PATCH_BYTES, undiffed: view.undiffed };
+    const diffDigest = digestDiff(view, statAndDigest.stdout.subarray(cut + 1));
+    return { churn, patch: whole.subarray(0, MAX_PATCH_BYTES), patchTruncated: diff.overflow || whole.length > MAX_PATCH_BYTES, undiffed: view.undiffed, diffDigest };
   } finally {
     await closeDiffView(view);
   }

@@ -12,7 +12,7 @@ import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
 import { recordPhase, timePhase } from "./time-phase.js";
 import { recordFields, type CellDraft } from "./empty-row.js";
 import { CellPipelineError } from "./errors.js";
-import { buildWorkspaceGitEnvForSandbox, digestWorkspaceDiff, formatUndiffedMarker, measureWorkspace } from "./inspect-workspace.js";
+import { buildWorkspaceGitEnvForSandbox, formatUndiffedMarker, measureWorkspace } from "./inspect-workspace.js";
 import type { MeasuredFacts } from "./judge-cell.js";
 import type { PreparedCell } from "./prepare-cell.js";
 import { copyReviewArtifact, scoreReviewArtifact } from "./score-review-artifact.js";
@@ -153,7 +153,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
   let diffAfter: string;
   const captureStarted = performance.now();
   try {
-    const { churn, patch, undiffed } = await measureWorkspace(workspace, baseSha, prepared.privateRoot, input.signal, sandbox);
+    const { churn, patch, undiffed, diffDigest } = await measureWorkspace(workspace, baseSha, prepared.privateRoot, input.signal, sandbox);
     recordFields(draft, { diff_files: churn.files, diff_insertions: churn.insertions, diff_deletions: churn.deletions });
     // Entries git was not allowed to read are counted in the churn; the row says which, so nothing is hidden silently.
     if (undiffed.length > 0) {
@@ -166,7 +166,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
     draft.patch_artifact = await writePatch(input.outDir, `${cell.label}.patch`, stored);
     // The churn fingerprint the contamination alarm compares across arms: the bytes the patch file holds.
     draft.diff_digest = sha256Hex(stored);
-    diffAfter = await digestWorkspaceDiff(workspace, baseSha, prepared.privateRoot, input.signal, sandbox);
+    diffAfter = diffDigest;
   } catch (error) {
     // The same git read this workspace before the session (prepareCell), so a refusal now is what the candidate left.
     if (!isRefusal(error)) throw error;

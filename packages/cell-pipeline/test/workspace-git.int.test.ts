@@ -99,6 +99,9 @@ describe.skipIf(!runnable && !required)("the harness's own git after a session",
     // .gitattributes (2 lines) and src/a.txt (1 line) diffed; four more files counted without their lines.
     expect(measured.churn).toEqual({ files: 6, insertions: 3, deletions: 0 });
     expect(measured.patchTruncated).toBe(false);
+    // The digest read through the measurement's own view is the one a fresh view of the same workspace gives.
+    expect(measured.diffDigest).toBe(await digestWorkspaceDiff(ws, baseSha, privateRoot));
+    expect(measured.diffDigest).not.toBe(digestBefore);
   }, 60_000);
 
   it("digests the same way every time, and differently from before the edits", async () => {
