@@ -57,6 +57,15 @@ export function computeTemplateKey(input: {
   });
 }
 
+/**
+ * The key `acquire(input)` files its template under (the declaration parsed first, exactly as acquire does), or null
+ * for a declaration acquire would refuse. Equal keys mean the same inputs to the same sanitizer version.
+ */
+export function templateKeyOf(input: PrepareTemplateInput): string | null {
+  const parsed = parseDeclaration(PrepareTemplateInputSchema, input);
+  return parsed.ok ? computeTemplateKey(parsed.value) : null;
+}
+
 type Built = Result<Template, TemplateFailure>;
 
 /** Create a per-sweep template cache; trusts its runner, refuses to rebuild a key that failed once. */

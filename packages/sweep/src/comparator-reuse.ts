@@ -45,6 +45,11 @@ export interface ReuseExpectation {
   readonly skillDigests: ReadonlyMap<string, string | null>;
   readonly cePluginVersion: string | null;
   readonly cePluginManifestDigest: string | null;
+  /**
+   * Per task, the sanitized sha a row must record when the task's facts come from an earlier sweep's template binding
+   * instead of a template built now (template preparation skipped); a task absent here is not checked on it.
+   */
+  readonly sanitizedShas?: ReadonlyMap<string, string>;
 }
 
 /** A refused row: the §5.6 rule (1–10, 0 for the row contract) and the field that decided it. */
@@ -117,6 +122,8 @@ export function checkReusableRow(raw: unknown, expected: ReuseExpectation): Reus
   for (const field of ["task_base_sha", "task_prompt_digest", "oracle_digest", "oracle_command_digest", "oracle_manifest_digest"] as const) {
     if (!isNonEmpty(row[field]) || row[field] !== task[field]) return refuse(6, field, "differs from this sweep's task");
   }
+  const sanitizedSha = expected.sanitizedShas?.get(row["task"] as string);
+  if (sanitizedSha !== undefined && row["sanitized_task_sha"] !== sanitizedSha) return refuse(6, "sanitized_task_sha", "differs from the template the earlier sweep recorded for this task");
   for (const field of ["task_asset_manifest_digest", "sandbox_dependency_manifest_digest"] as const) {
     if (!task.declares_assets) {
       if (row[field] !== null) return refuse(7, field, "recorded, but this sweep's task declares no sandbox assets");

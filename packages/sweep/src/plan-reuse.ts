@@ -5,6 +5,7 @@ import type { Template } from "@wfbench/clone-sanitizer";
 import { digestTaskPrompt, type ResolvedSource, type SuiteSkills, type Task } from "@wfbench/task-suite";
 import { REUSE_MAX_AGE_MS, cellKey, keepHealthCanaries, selectReusableRows, skillKey, type ReuseExpectation, type TaskReuseBinding } from "./comparator-reuse.js";
 import { ReuseDriftError, materializeReusedRow, type ReuseSource } from "./materialize-reused-row.js";
+import type { TemplateBinding } from "./reuse-templates.js";
 
 /** One planned cell of the sweep. */
 export interface PlannedCell {
@@ -33,7 +34,10 @@ export interface PlanReuseInput {
   readonly runtimeDigest: string;
   readonly skills: SuiteSkills;
   readonly sources: ReadonlyMap<string, ResolvedSource>;
+  /** The prepared templates by task id; a task without one must be in `skippedTemplates`. */
   readonly templates: ReadonlyMap<string, Template>;
+  /** Tasks whose template was not prepared (every planned cell reusable): the earlier sweep's binding of each. */
+  readonly skippedTemplates?: ReadonlyMap<string, TemplateBinding>;
   readonly oracles: ReadonlyMap<string, OracleSnapshot>;
   readonly now: Date;
   /** The backend this sweep's cells run on; a row recorded on another backend is never carried over. */
@@ -42,27 +46,52 @@ export interface PlanReuseInput {
   readonly cePlugin: { readonly version: string; readonly manifestDigest: string } | null;
 }
 
-/** The facts of this sweep's prepared tasks every carried-over row must match (shared by reuse and resume). */
+/** The task facts a row must have been measured against (reference §5.6 TaskReuseBinding), from this sweep's inputs. */
+export function buildTaskReuseBinding(task: Task, source: ResolvedSource, oracle: OracleSnapshot): TaskReuseBinding {
+  return {
+    task_base_sha: source.sha,
+    task_prompt_digest: digestTaskPrompt(task.prompt),
+    oracle_digest: oracle.binding.oracle_digest,
+    oracle_command_digest: oracle.binding.oracle_command_digest,
+    oracle_manifest_digest: oracle.binding.oracle_manifest_digest,
+    task_asset_manifest_digest: source.assets?.manifestDigest ?? null,
+    sandbox_dependency_manifest_digest: source.assets?.dependencyManifestDigest ?? null,
+    declares_assets: source.assets !== null,
+  };
+}
+
+/** What a prepared template is to a later sweep: its key, sanitized sha and the skill fingerprint of each arm given. */
+export async function describeTemplateBinding(template: Template, templateKey: string, arms: readonly Arm[], skills: SuiteSkills): Promise<TemplateBinding> {
+  const skillDigests: Record<string, string | null> = {};
+  for (const arm of arms) skillDigests[arm] = await computeSkillFingerprint(template.path, listArmSkills(arm, skills));
+  return { template_key: templateKey, sanitized_sha: template.sanitizedSha, skill_digests: skillDigests };
+}
+
+/**
+ * The facts of this sweep's tasks every carried-over row must match (shared by reuse and resume): a prepared task's
+ * skill fingerprints are read from its template; a task whose template was skipped takes them, and the sanitized sha
+ * its rows must record, from the earlier sweep's binding for the same template key.
+ */
 export async function buildReuseExpectation(input: Omit<PlanReuseInput, "source" | "outDir">): Promise<ReuseExpectation> {
   const tasks = new Map<string, TaskReuseBinding>();
   const skillDigests = new Map<string, string | null>();
+  const sanitizedShas = new Map<string, string>();
   for (const cell of input.cells) {
-    const source = input.sources.get(cell.task.id) as ResolvedSource;
-    const oracle = (input.oracles.get(cell.task.id) as OracleSnapshot).binding;
-    tasks.set(cell.task.id, {
-      task_base_sha: source.sha,
-      task_prompt_digest: digestTaskPrompt(cell.task.prompt),
-      oracle_digest: oracle.oracle_digest,
-      oracle_command_digest: oracle.oracle_command_digest,
-      oracle_manifest_digest: oracle.oracle_manifest_digest,
-      task_asset_manifest_digest: source.assets?.manifestDigest ?? null,
-      sandbox_dependency_manifest_digest: source.assets?.dependencyManifestDigest ?? null,
-      declares_assets: source.assets !== null,
-    });
+    tasks.set(cell.task.id, buildTaskReuseBinding(cell.task, input.sources.get(cell.task.id) as ResolvedSource, input.oracles.get(cell.task.id) as OracleSnapshot));
     const key = skillKey(cell.task.id, cell.arm);
-    if (!skillDigests.has(key)) skillDigests.set(key, await computeSkillFingerprint((input.templates.get(cell.task.id) as Template).path, listArmSkills(cell.arm, input.skills)));
+    if (skillDigests.has(key)) continue;
+    const template = input.templates.get(cell.task.id);
+    if (template !== undefined) {
+      skillDigests.set(key, await computeSkillFingerprint(template.path, listArmSkills(cell.arm, input.skills)));
+      continue;
+    }
+    // No template and no record: the arm has no fingerprint, so its rows are refused (rule 8), never waved through.
+    const recorded = input.skippedTemplates?.get(cell.task.id);
+    if (recorded === undefined) continue;
+    sanitizedShas.set(cell.task.id, recorded.sanitized_sha);
+    if (Object.hasOwn(recorded.skill_digests, cell.arm)) skillDigests.set(key, recorded.skill_digests[cell.arm] ?? null);
   }
-  return { model: input.model, effort: input.effort, sandboxBackend: input.sandboxBackend, runtimeDigest: input.runtimeDigest, now: input.now, maxAgeMs: REUSE_MAX_AGE_MS, tasks, skillDigests, cePluginVersion: input.cePlugin?.version ?? null, cePluginManifestDigest: input.cePlugin?.manifestDigest ?? null };
+  return { model: input.model, effort: input.effort, sandboxBackend: input.sandboxBackend, runtimeDigest: input.runtimeDigest, now: input.now, maxAgeMs: REUSE_MAX_AGE_MS, tasks, skillDigests, cePluginVersion: input.cePlugin?.version ?? null, cePluginManifestDigest: input.cePlugin?.manifestDigest ?? null, sanitizedShas };
 }
 
 /**
