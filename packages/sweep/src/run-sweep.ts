@@ -7,7 +7,7 @@ import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, form
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { CE_ARMS, HOST_UNSAFE_ARMS, isCandidateArm, isCeArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { snapshotPlugin, type PluginProvenance } from "@wfbench/plugin-snapshot";
-import { createSandboxedGitRunner, createTemplateCache, type Template } from "@wfbench/clone-sanitizer";
+import { createSandboxedGitRunner, createTemplateCache, templateKeyOf, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { removeTree, writeFileAtomic } from "@wfbench/durable-fs";
 import { probeUpstream, readPriceTableVersion, startGateway, type ProbeResult, type UpstreamSettings } from "@wfbench/litellm-gateway";
@@ -27,7 +27,9 @@ import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
 import { createContaminationTracker } from "./contamination.js";
 import { SWEEP_PLAN_FILE, buildSweepPlan, formatSweepPlan, selectShardCells, type ShardSpec } from "./shard-plan.js";
 import { openReuseSource } from "./materialize-reused-row.js";
-import { buildReuseExpectation, planComparatorReuse } from "./plan-reuse.js";
+import { buildReuseExpectation, buildTaskReuseBinding, describeTemplateBinding, planComparatorReuse } from "./plan-reuse.js";
+import { REUSE_MAX_AGE_MS } from "./comparator-reuse.js";
+import { TEMPLATE_BINDINGS_FILE, planTemplateSkips, readTemplateBindings, writeTemplateBindings, type TemplateBinding } from "./reuse-templates.js";
 import { planResume } from "./resume-sweep.js";
 import { findTargetBaseDrift, findTaskBindingDrift } from "./check-pinned-bindings.js";
 import { collectRuntimeComponents, computeRuntimeDigest } from "./runtime-digest.js";
@@ -326,8 +328,8 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     const resolver = createTaskSourceResolver({ git, workDir: sourcesDir });
     const sources = new Map<string, ResolvedSource>();
     const prepared = new Map<string, Template>();
+    const templateInputs = new Map<string, { repo: string; sha: string; hiddenPaths: string[]; neutralize: [] }>();
     for (const task of tasks) {
-      const skills = [...new Set(armsOf(task).flatMap((arm) => listArmSkills(arm, suite.value.skills)))];
       const source = await resolver.resolve(task);
       if (!source.ok) throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field ${source.error.field}: ${source.error.message}`);
       sources.set(task.id, source.value);
@@ -336,7 +338,35 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         { path: options.tasks, flag: "--tasks" },
       ]);
       if (typeof hiddenPaths === "string") throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field repo: ${hiddenPaths}`);
-      const template = await templates.acquire({ repo: source.value.repo, sha: source.value.sha, hiddenPaths, neutralize: [] });
+      templateInputs.set(task.id, { repo: source.value.repo, sha: source.value.sha, hiddenPaths: [...hiddenPaths], neutralize: [] });
+    }
+    const planned: { task: Task; arm: Arm; run: number }[] = [];
+    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) planned.push({ task, arm, run });
+    // A shard's cells are its whole world: resume and reuse look only at them.
+    const shard = options.shard ?? null;
+    const shardCells = selectShardCells(planned, shard, (cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run }));
+    const reuseNow = new Date();
+    const sandboxBackend = options.unsafeNoBwrap ? "host-unsafe" : "bwrap";
+    // Reference §5.6: a task whose every planned cell will be reused needs no template (nor index). Decided from the
+    // earlier sweep's record of the very same template (same key); anything uncertain prepares the template as usual.
+    let skippedTemplates = new Map<string, TemplateBinding>();
+    if (reuseSource !== null && options.resume !== true) {
+      const recorded = await readTemplateBindings(reuseSource);
+      if (recorded.note !== null) input.onEvent({ kind: "warning", message: `reuse-results: ${recorded.note}` });
+      skippedTemplates = planTemplateSkips({
+        candidates: tasks.map((task) => ({ task: task.id, templateKey: templateKeyOf(templateInputs.get(task.id) as NonNullable<ReturnType<typeof templateInputs.get>>), binding: buildTaskReuseBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot) })),
+        cells: shardCells.map((cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run })),
+        recorded: recorded.bindings,
+        source: reuseSource,
+        expected: { model: options.model, effort: options.effort, sandboxBackend, runtimeDigest, now: reuseNow, maxAgeMs: REUSE_MAX_AGE_MS, cePluginVersion: cePlugin?.cell.version ?? null, cePluginManifestDigest: cePlugin?.cell.manifestDigest ?? null },
+      });
+    }
+    const templateBindings = new Map<string, TemplateBinding>();
+    /** Builds (or takes from the cache) a task's sanitized template and proves the arms' skills are in it. */
+    const prepareTemplate = async (task: Task): Promise<Template> => {
+      const skills = [...new Set(armsOf(task).flatMap((arm) => listArmSkills(arm, suite.value.skills)))];
+      const declaration = templateInputs.get(task.id) as NonNullable<ReturnType<typeof templateInputs.get>>;
+      const template = await templates.acquire(declaration);
       if (!template.ok) throw new SweepError("SWEEP_TEMPLATE_FAILED", `task ${task.id}: sanitized template failed (${template.error.code}): ${template.error.message}`, { cause: template.error.cause });
       try {
         await computeSkillFingerprint(template.value.path, skills);
@@ -344,6 +374,16 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field repo: the arms ${armsOf(task).join(", ")} need .claude/skills/{${skills.join(",")}} in the repository (${(cause as Error).message})`);
       }
       prepared.set(task.id, template.value);
+      templateBindings.set(task.id, await describeTemplateBinding(template.value, templateKeyOf(declaration) as string, armsOf(task), suite.value.skills));
+      return template.value;
+    };
+    for (const task of tasks) {
+      const recorded = skippedTemplates.get(task.id);
+      if (recorded === undefined) await prepareTemplate(task);
+      else {
+        templateBindings.set(task.id, recorded);
+        input.onEvent({ kind: "warning", message: `reuse-results: task ${task.id}: every planned cell is reused, so its sanitized template and index are not prepared` });
+      }
     }
     const targetBaseDigests = overlay === null ? {} : await readTargetBases(overlay.value, tasks.filter((task) => armsOf(task).some(isCandidateArm)).map((task) => prepared.get(task.id) as Template));
     // The evolve driver's pins (reference §2.1): a drifted task or destination is refused before any paid work.
@@ -354,13 +394,8 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       const baseDrift = findTargetBaseDrift(options.promotionTargetBases, targetBaseDigests);
       if (baseDrift !== null) throw badInput(baseDrift);
     }
-    const planned: { task: Task; arm: Arm; run: number }[] = [];
-    for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) planned.push({ task, arm, run });
     // Before the gateway and the model reopen their logs: a torn tail they would append after is dropped first.
-    // A shard's cells are its whole world: resume and reuse look only at them.
-    const shard = options.shard ?? null;
-    const shardCells = selectShardCells(planned, shard, (cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run }));
-    const resumed = options.resume !== true ? null : await planResume(options.out, shardCells, await buildReuseExpectation({ cells: shardCells, model: options.model, effort: options.effort, runtimeDigest, skills: suite.value.skills, sources, templates: prepared, oracles, now: new Date(), sandboxBackend: options.unsafeNoBwrap ? "host-unsafe" : "bwrap", cePlugin: cePlugin?.cell ?? null }), overlay?.digest ?? null);
+    const resumed = options.resume !== true ? null : await planResume(options.out, shardCells, await buildReuseExpectation({ cells: shardCells, model: options.model, effort: options.effort, runtimeDigest, skills: suite.value.skills, sources, templates: prepared, oracles, now: new Date(), sandboxBackend, cePlugin: cePlugin?.cell ?? null }), overlay?.digest ?? null);
     if (typeof resumed === "string") throw badInput(resumed);
     for (const note of resumed?.notes ?? []) input.onEvent({ kind: "warning", message: `resume: ${note}` });
 
@@ -369,7 +404,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     if (suite.value.indexBuilder !== null && input.nodePath !== undefined) {
       const built = await buildIndexes({
         builder: suite.value.indexBuilder,
-        templates: tasks.map((task) => prepared.get(task.id) as Template),
+        templates: tasks.flatMap((task) => prepared.get(task.id) ?? []),
         dir: join(workDir, "indexes"),
         nodePath: input.nodePath,
         timeoutMs: options.timeoutS * 1000,
@@ -438,9 +473,27 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     await writeFileAtomic(join(options.out, SWEEP_PLAN_FILE), formatSweepPlan(sweepPlan), { mode: 0o644 });
     const contamination = createContaminationTracker();
     // Reference §5.6: reused rows are written first and fold into the breaker like any other; the rest is paid for.
-    const reuse = reuseSource === null ? null : await planComparatorReuse({ source: reuseSource, cells: shardCells, outDir: options.out, model: options.model, effort: options.effort, runtimeDigest, skills: suite.value.skills, sources, templates: prepared, oracles, now: new Date(), sandboxBackend: options.unsafeNoBwrap ? "host-unsafe" : "bwrap", cePlugin: cePlugin?.cell ?? null });
+    const reuse = reuseSource === null ? null : await planComparatorReuse({ source: reuseSource, cells: shardCells, outDir: options.out, model: options.model, effort: options.effort, runtimeDigest, skills: suite.value.skills, sources, templates: prepared, skippedTemplates, oracles, now: reuseNow, sandboxBackend, cePlugin: cePlugin?.cell ?? null });
     const cells = reuse !== null ? [...reuse.paid] : resumed !== null ? [...resumed.missing] : shardCells;
     for (const note of reuse?.notes ?? []) input.onEvent({ kind: "warning", message: `reuse-results: ${note}` });
+    // A reused copy that failed after all (its files drifted) leaves its cell paid: that task's template is built now
+    // and must be the one the earlier sweep recorded, or the rows reused against that record would be unsound.
+    const late: Template[] = [];
+    for (const task of tasks) {
+      const recorded = skippedTemplates.get(task.id);
+      if (recorded === undefined || prepared.has(task.id) || !cells.some((cell) => cell.task.id === task.id)) continue;
+      late.push(await prepareTemplate(task));
+      const built = templateBindings.get(task.id) as TemplateBinding;
+      const differs = built.sanitized_sha !== recorded.sanitized_sha || Object.entries(built.skill_digests).some(([arm, digest]) => Object.hasOwn(recorded.skill_digests, arm) && recorded.skill_digests[arm] !== digest);
+      if (differs) throw new SweepError("SWEEP_TEMPLATE_FAILED", `task ${task.id}: the sanitized template built now differs from the one ${reuseSource?.dir ?? "the reuse source"}/${TEMPLATE_BINDINGS_FILE} records under the same key: run again without --reuse-results, or remove that file from the source to prepare every template`);
+    }
+    if (late.length > 0 && suite.value.indexBuilder !== null && input.nodePath !== undefined) {
+      const built = await buildIndexes({ builder: suite.value.indexBuilder, templates: late.filter((template) => !indexes.has(template.sanitizedSha)), dir: join(workDir, "indexes-late"), nodePath: input.nodePath, timeoutMs: options.timeoutS * 1000, signal });
+      if (!built.ok) throw badInput(`${options.tasks}: ${built.error}`);
+      indexes = new Map([...indexes, ...built.value]);
+    }
+    // What a later --reuse-results sweep needs to skip this sweep's templates in turn.
+    await writeTemplateBindings(options.out, templateBindings);
     input.onEvent({ kind: "prepared", outDir: options.out, cells: cells.length, claudeVersion: cli.version, shard: shard === null ? null : { ...shard, planned: planned.length } });
 
     const rows: ResultRow[] = [];
