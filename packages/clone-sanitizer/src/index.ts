@@ -3,7 +3,7 @@ export type { GitRunner } from "./git-runner.js";
 export { createHostGitRunner } from "./host-git-runner.js";
 export { createSandboxedGitRunner } from "./sandboxed-git-runner.js";
 export type { Template } from "./prepare-template.js";
-export { createTemplateCache, templateKeyOf } from "./template-cache.js";
+export { createTemplateCache, templateContentKeyOf } from "./template-cache.js";
 export { materializeCell } from "./materialize-cell.js";
 // The one tree removal (0555 trees, chains past PATH_MAX) lives in @wfbench/durable-fs; re-exported for cell owners.
 export { removeTree } from "@wfbench/durable-fs";

@@ -46,7 +46,11 @@ export function computeTemplateKey(input: {
   hiddenPaths: readonly string[];
   neutralize?: readonly { path: string; content: string }[] | undefined;
 }): string {
-  return digestJson({
+  return digestJson(templateKeyFields(input));
+}
+
+function templateKeyFields(input: Parameters<typeof computeTemplateKey>[0]): Record<string, unknown> {
+  return {
     repo_identity: input.repo,
     resolved_sha: input.sha,
     hidden_paths: [...input.hiddenPaths].sort(),
@@ -54,16 +58,20 @@ export function computeTemplateKey(input: {
       .map((entry) => ({ path: entry.path, sha256: sha256Hex(entry.content) }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     sanitizer_version: SANITIZER_VERSION,
-  });
+  };
 }
 
 /**
- * The key `acquire(input)` files its template under (the declaration parsed first, exactly as acquire does), or null
- * for a declaration acquire would refuse. Equal keys mean the same inputs to the same sanitizer version.
+ * What a template's bytes depend on, without where the repository lives: the resolved commit (which addresses the
+ * whole tree), the hidden and neutralized paths and the sanitizer version (sha256 hex of canonical JSON); null for a
+ * declaration acquire would refuse. Two sweeps with equal keys start their cells from the same sanitized tree even when
+ * their task sources sit in different directories (a plain-file source is committed afresh under each sweep's scratch).
  */
-export function templateKeyOf(input: PrepareTemplateInput): string | null {
+export function templateContentKeyOf(input: PrepareTemplateInput): string | null {
   const parsed = parseDeclaration(PrepareTemplateInputSchema, input);
-  return parsed.ok ? computeTemplateKey(parsed.value) : null;
+  if (!parsed.ok) return null;
+  const { repo_identity: _where, ...content } = templateKeyFields(parsed.value);
+  return digestJson(content);
 }
 
 type Built = Result<Template, TemplateFailure>;

@@ -7,7 +7,7 @@ import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, form
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { CE_ARMS, HOST_UNSAFE_ARMS, isCandidateArm, isCeArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { snapshotPlugin, type PluginProvenance } from "@wfbench/plugin-snapshot";
-import { createSandboxedGitRunner, createTemplateCache, templateKeyOf, type Template } from "@wfbench/clone-sanitizer";
+import { createSandboxedGitRunner, createTemplateCache, templateContentKeyOf, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { removeTree, writeFileAtomic } from "@wfbench/durable-fs";
 import { probeUpstream, readPriceTableVersion, startGateway, type ProbeResult, type UpstreamSettings } from "@wfbench/litellm-gateway";
@@ -354,7 +354,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       const recorded = await readTemplateBindings(reuseSource);
       if (recorded.note !== null) input.onEvent({ kind: "warning", message: `reuse-results: ${recorded.note}` });
       skippedTemplates = planTemplateSkips({
-        candidates: tasks.map((task) => ({ task: task.id, templateKey: templateKeyOf(templateInputs.get(task.id) as NonNullable<ReturnType<typeof templateInputs.get>>), binding: buildTaskReuseBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot) })),
+        candidates: tasks.map((task) => ({ task: task.id, templateKey: templateContentKeyOf(templateInputs.get(task.id) as NonNullable<ReturnType<typeof templateInputs.get>>), binding: buildTaskReuseBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot) })),
         cells: shardCells.map((cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run })),
         recorded: recorded.bindings,
         source: reuseSource,
@@ -374,7 +374,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field repo: the arms ${armsOf(task).join(", ")} need .claude/skills/{${skills.join(",")}} in the repository (${(cause as Error).message})`);
       }
       prepared.set(task.id, template.value);
-      templateBindings.set(task.id, await describeTemplateBinding(template.value, templateKeyOf(declaration) as string, armsOf(task), suite.value.skills));
+      templateBindings.set(task.id, await describeTemplateBinding(template.value, templateContentKeyOf(declaration) as string, armsOf(task), suite.value.skills));
       return template.value;
     };
     for (const task of tasks) {
