@@ -330,6 +330,13 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       // The workspace is the setup's change, untouched by the read-only review session.
       expect(readFileSync(join(out, "demo-review-median-review-run0.patch"), "utf8")).toContain("+  const sorted = values.sort();");
       expect(readFileSync(join(out, "demo-review-split-review-run0.patch"), "utf8")).toContain("+  const share = Math.round(cents / parts);");
+      // demo-review-split is a case of the review-case corpus: the cell's change is exactly the corpus patch, applied by
+      // the generated setup, and the corpus directory was gone before the session (no trace in its stream).
+      const corpusPatch = join(REPO_ROOT, "tasks/demo/review-corpus/eval/workflow_bench/review_cases/demo-split-defect.patch");
+      expect(readFileSync(join(out, "demo-review-split-review-run0.patch"))).toEqual(readFileSync(corpusPatch));
+      const split = byCell["demo-review-split/review"] as Row;
+      expect(split["task_asset_snapshot_digest"]).toMatch(/^[0-9a-f]{64}$/u);
+      for (const artifact of split.transcript_artifacts) expect(readFileSync(join(out, artifact.path), "utf8")).not.toContain("workflow_bench");
 
       const report = readFileSync(join(out, "report.md"), "utf8");
       expect(report).toContain("# wfbench workflow benchmark");

@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex } from "@wfbench/digest";
 import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { loadTaskSuite } from "./load-task-suite.js";
 import { loadReviewCaseCorpus, reviewCaseSetupCommand } from "./review-case-corpus.js";
 
 const PATCH = "diff --git a/src/a.js b/src/a.js\n--- a/src/a.js\n+++ b/src/a.js\n@@ -1 +1 @@\n-old\n+new\n";
@@ -91,5 +93,57 @@ describe("reviewCaseSetupCommand", () => {
 
   it.each(["../x.patch", "a/b.patch", "x.diff", ".patch", "x y.patch", "x.patch;rm -rf ~"])("refuses the patch name %s", (name) => {
     expect(() => reviewCaseSetupCommand(name)).toThrow(TypeError);
+  });
+});
+
+describe("a suite's review_cases corpus and a task's review_case", () => {
+  const REVIEW_TASK = {
+    id: "review-split",
+    class: "review-defect",
+    repo: "repos/ledger",
+    prompt: "Review the local change.",
+    verify: 'test -s "$GITNEXUS_BENCH_REVIEW_OUTPUT"',
+    review_case: "pr-12-defect",
+    oracle: { command: 'test -s "$GITNEXUS_BENCH_REVIEW_OUTPUT"', files: [{ source: "demo/split.review.labels.json", target: "review-labels.json" }] },
+  };
+  /** A harness checkout with the corpus at eval/workflow_bench/review_cases and a suite file beside it. */
+  function suite(task: Record<string, unknown>, top: Record<string, unknown> = { review_cases: "eval/workflow_bench/review_cases" }, patch = PATCH): string {
+    const root = mkdtempSync(join(tmpdir(), "wfbench-corpus-suite-"));
+    dirs.push(root);
+    mkdirSync(join(root, "eval/workflow_bench/review_cases"), { recursive: true });
+    writeFileSync(join(root, "eval/workflow_bench/review_cases/manifest.json"), JSON.stringify(manifest()));
+    writeFileSync(join(root, "eval/workflow_bench/review_cases/pr-12-defect.patch"), patch);
+    writeFileSync(join(root, "suite.yaml"), stringify({ ...top, tasks: [task] }));
+    return root;
+  }
+
+  it("copies the case's patch from the corpus's harness root and applies it with the generated setup", async () => {
+    const root = suite(REVIEW_TASK);
+    const result = await loadTaskSuite(join(root, "suite.yaml"));
+    expect(result.ok, JSON.stringify(!result.ok && result.error)).toBe(true);
+    if (!result.ok) return;
+    expect(result.value.tasks[0]).toMatchObject({
+      sandboxCopy: ["eval/workflow_bench/review_cases/pr-12-defect.patch"],
+      setup: reviewCaseSetupCommand("pr-12-defect.patch"),
+      harnessRoot: root,
+    });
+  });
+
+  it("refuses the suite when a case's patch drifted, naming the corpus field", async () => {
+    const result = await loadTaskSuite(join(suite(REVIEW_TASK, undefined, `${PATCH}+x\n`), "suite.yaml"));
+    expect(!result.ok && result.error.field).toBe("review_cases: cases[0].patch_sha256");
+    expect(!result.ok && result.error.message).toContain("restore the patch or record its new digest");
+  });
+
+  it.each([
+    ["an unknown case", { ...REVIEW_TASK, review_case: "pr-99" }, undefined, "review_case"],
+    ["a case without a corpus", REVIEW_TASK, {}, "review_case"],
+    ["a hand-written setup beside the case", { ...REVIEW_TASK, setup: "true" }, undefined, "setup"],
+    ["a sandbox_copy beside the case", { ...REVIEW_TASK, sandbox_copy: ["x"] }, undefined, "sandbox_copy"],
+    ["a case on an implementation task", { ...REVIEW_TASK, oracle: { command: "true", files: [{ source: "demo/x.test.mjs", target: "x.test.mjs" }] } }, undefined, "review_case"],
+    ["a corpus not under eval/workflow_bench/review_cases", REVIEW_TASK, { review_cases: "eval/workflow_bench" }, "review_cases"],
+  ])("refuses %s", async (_name, task, top, field) => {
+    const result = await loadTaskSuite(join(suite(task, top), "suite.yaml"));
+    expect(!result.ok && result.error.field).toBe(field);
   });
 });
