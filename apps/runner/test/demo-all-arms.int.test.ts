@@ -93,6 +93,29 @@ describe("the demo suite with every arm", () => {
     for (const name of ["nomcp-demo-clamp-baseline", "nomcp-demo-rounding-baseline", "nomcp-demo-currency-baseline"]) expect(played.has(name), name).toBe(true);
   });
 
+  it.skipIf(tools.skip)("use the demo MCP server in the workflow arms, keep its tools in baseline, and count per server", () => {
+    const initTools = (row: Row): string[] => {
+      const events = readFileSync(join(out, row.transcript_artifacts[0]?.path ?? ""), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as { type?: string; subtype?: string; tools?: string[] });
+      return events.find((event) => event.type === "system" && event.subtype === "init")?.tools ?? [];
+    };
+    for (const arm of ["workflow", "ce_workflow"]) {
+      expect(rowOf("demo-ledger-currency", arm)["mcp_tool_uses"], arm).toEqual({ "wfbench-demo": 2 });
+      expect(rowOf("demo-ledger-rounding", arm)["mcp_tool_uses"], arm).toEqual({ "wfbench-demo": 1 });
+      const transcript = readFileSync(join(out, rowOf("demo-ledger-currency", arm).transcript_artifacts[0]?.path ?? ""), "utf8");
+      // The impact tool's real answer over the workspace, not an error: the CE replay is served like its counterpart.
+      expect(transcript, arm).toContain("tests to re-run: test/currency.test.mjs test/report.test.mjs");
+    }
+    // baseline keeps the MCP tools (it loses only skills) and does not call them; baseline_nomcp has none (above).
+    for (const task of IMPLEMENTATION_TASKS) {
+      expect(initTools(rowOf(task, "baseline")), task).toEqual(expect.arrayContaining(["mcp__wfbench-demo__find_references", "mcp__wfbench-demo__impact"]));
+      expect(rowOf(task, "baseline")["mcp_tool_uses"], task).toEqual({ "wfbench-demo": 0 });
+      expect(rowOf(task, "baseline_nomcp")["mcp_tool_uses"], task).toEqual({ "wfbench-demo": 0 });
+    }
+    const total = (arm: string): number => rows.filter((row) => row.arm === arm).reduce((sum, row) => sum + ((row["mcp_tool_uses"] as Record<string, number> | null)?.["wfbench-demo"] ?? 0), 0);
+    expect(total("workflow")).toBeGreaterThan(0);
+    expect(total("baseline_nomcp")).toBe(0);
+  });
+
   it.skipIf(tools.skip)("invoke the plugin's namespaced skills in the CE sessions", () => {
     const first = (task: string, arm: string, index = 0): string => readFileSync(join(out, rowOf(task, arm).transcript_artifacts[index]?.path ?? ""), "utf8");
     expect(first("demo-clamp", "ce_workflow", 0)).toContain('"skill":"compound-engineering:ce-plan"');

@@ -72,6 +72,63 @@ const TRAJECTORIES: Record<string, string[]> = {
   "demo-review-variance/review": ["demo-review-variance"],
 };
 
+/** The demo suite's MCP server and the tools every arm but baseline_nomcp gets from it (tasks/demo.yaml). */
+const DEMO_MCP_TOOLS = ["mcp__wfbench-demo__find_references", "mcp__wfbench-demo__impact"];
+interface StreamEvent {
+  type?: string;
+  subtype?: string;
+  tools?: string[];
+  mcp_servers?: { name: string; status: string }[];
+  message?: { content?: unknown };
+}
+interface Block {
+  type?: string;
+  id?: string;
+  name?: string;
+  input?: Record<string, unknown>;
+  tool_use_id?: string;
+  content?: unknown;
+  is_error?: boolean;
+}
+
+/** How many MCP calls of the demo server the named trajectories script. */
+function scriptedMcpCalls(names: string[]): number {
+  const script = parse(readFileSync(join(REPO_ROOT, "tasks/demo/scripted-model.yaml"), "utf8")) as { trajectories: { name: string; turns: ScriptTurn[] }[] };
+  return script.trajectories
+    .filter((t) => names.includes(t.name))
+    .flatMap((t) => t.turns.flatMap((turn) => turn.content))
+    .filter((c) => c.type === "tool_use" && c.name?.startsWith("mcp__wfbench-demo__") === true).length;
+}
+
+/** A stored (parent-captured) transcript's events. */
+function eventsOf(path: string): StreamEvent[] {
+  return readFileSync(path, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as StreamEvent);
+}
+
+/** Each MCP tool call of a stored transcript with the text of the result the CLI fed back to the model. */
+function mcpCallsOf(events: StreamEvent[]): { tool: string; input: Record<string, unknown>; text: string; isError: boolean }[] {
+  const blocks = (type: string): Block[] => events.filter((e) => e.type === type && Array.isArray(e.message?.content)).flatMap((e) => e.message?.content as Block[]);
+  const results = new Map(blocks("user").filter((b) => b.type === "tool_result").map((b) => [b.tool_use_id, b]));
+  return blocks("assistant")
+    .filter((b) => b.type === "tool_use" && b.name?.startsWith("mcp__") === true)
+    .map((b) => {
+      const result = results.get(b.id);
+      const content = result?.content;
+      const text = typeof content === "string" ? content : Array.isArray(content) ? (content as { text?: string }[]).map((part) => part.text ?? "").join("\n") : "";
+      return { tool: String(b.name), input: b.input ?? {}, text, isError: result?.is_error === true };
+    });
+}
+
+/** The lines of a file of a demo repository (tasks/demo/repos/<repo>) on the host that mention `symbol` as a word. */
+function hostMentions(repo: string, path: string, symbol: string): string[] {
+  return readFileSync(join(REPO_ROOT, "tasks/demo/repos", repo, path), "utf8")
+    .split("\n")
+    .filter((line) => new RegExp(`\\b${symbol}\\b`, "u").test(line));
+}
+
 /** The review-output.json bytes a scripted trajectory writes with its Write tool call. */
 function scriptedReview(name: string): Buffer {
   const script = parse(readFileSync(join(REPO_ROOT, "tasks/demo/scripted-model.yaml"), "utf8")) as { trajectories: { name: string; turns: ScriptTurn[] }[] };
@@ -175,6 +232,46 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
         expect(row["session_ids"]).toHaveLength(names.length);
       }
 
+      // MCP (tasks/demo.yaml declares the demo server): every session of these arms has its tools, and each row
+      // counts exactly the calls its trajectories script: the workflow asks before it plans or edits, the others never.
+      for (const [cell, names] of Object.entries(TRAJECTORIES)) {
+        const row = byCell[cell] as Row;
+        expect(row["mcp_tool_uses"], cell).toEqual({ "wfbench-demo": scriptedMcpCalls(names) });
+        for (const artifact of row.transcript_artifacts) {
+          const init = eventsOf(join(out, artifact.path)).find((e) => e.type === "system" && e.subtype === "init");
+          expect(init?.tools, cell).toEqual(expect.arrayContaining(DEMO_MCP_TOOLS));
+          expect(init?.mcp_servers, cell).toEqual([expect.objectContaining({ name: "wfbench-demo", status: "connected" })]);
+        }
+      }
+      expect(byCell["demo-ledger-currency/workflow"]?.["mcp_tool_uses"]).toEqual({ "wfbench-demo": 2 });
+      expect(byCell["demo-ledger-rounding/workflow"]?.["mcp_tool_uses"]).toEqual({ "wfbench-demo": 1 });
+      for (const task of IMPLEMENTATION_TASKS) expect(byCell[`${task}/baseline`]?.["mcp_tool_uses"], task).toEqual({ "wfbench-demo": 0 });
+      // The answers in the stored transcripts are the server's own, computed over the cell's read-only workspace: each
+      // impact count and each reference line is checked against the demo repository's files on the host.
+      const currency = byCell["demo-ledger-currency/workflow"] as Row;
+      const [impact, ...planRest] = mcpCallsOf(eventsOf(join(out, currency.transcript_artifacts[0]?.path ?? "")));
+      expect(planRest).toEqual([]);
+      expect(impact).toMatchObject({ tool: "mcp__wfbench-demo__impact", input: { symbol: "balance" }, isError: false });
+      const impactLines = impact?.text.split("\n") ?? [];
+      expect(impactLines.at(-1)).toBe("tests to re-run: test/currency.test.mjs test/report.test.mjs");
+      const counted = impactLines.slice(0, -1).map((line) => /^(\S+): (\d+) mention\(s\)( \(test\))?$/u.exec(line));
+      expect(counted.map((match) => match?.[1])).toEqual(["src/ledger.js", "src/report.js", "test/currency.test.mjs", "test/report.test.mjs"]);
+      for (const match of counted) expect(Number(match?.[2]), match?.[1]).toBe(hostMentions("ledger", match?.[1] ?? "", "balance").length);
+      const [references, ...workRest] = mcpCallsOf(eventsOf(join(out, currency.transcript_artifacts[1]?.path ?? "")));
+      expect(workRest).toEqual([]);
+      expect(references).toMatchObject({ tool: "mcp__wfbench-demo__find_references", input: { symbol: "balance" }, isError: false });
+      const referenced = (references?.text.split("\n") ?? []).map((line) => /^([^:]+):(\d+): (.*)$/u.exec(line));
+      // The live workspace: the plan the first session wrote is found too, before the work session edits anything.
+      expect(referenced.some((match) => match?.[1] === "docs/plans/currency.md")).toBe(true);
+      expect(referenced.filter((match) => match?.[1]?.startsWith("src/") === true).map((match) => `${match?.[1]}:${match?.[2]}`)).toEqual(["src/ledger.js:4", "src/report.js:1", "src/report.js:4", "src/report.js:6"]);
+      for (const match of referenced.filter((m) => m?.[1]?.startsWith("src/") === true || m?.[1]?.startsWith("test/") === true)) {
+        const hostLine = readFileSync(join(REPO_ROOT, "tasks/demo/repos/ledger", match?.[1] ?? ""), "utf8").split("\n")[Number(match?.[2]) - 1];
+        expect(hostLine?.trim().slice(0, 200), `${match?.[1]}:${match?.[2]}`).toBe(match?.[3]);
+      }
+      const [rounding] = mcpCallsOf(eventsOf(join(out, (byCell["demo-ledger-rounding/workflow"] as Row).transcript_artifacts[0]?.path ?? "")));
+      expect(rounding).toMatchObject({ tool: "mcp__wfbench-demo__find_references", input: { symbol: "parseAmount" }, isError: false });
+      expect(rounding?.text).toContain(`src/money.js:${String(readFileSync(join(REPO_ROOT, "tasks/demo/repos/ledger/src/money.js"), "utf8").split("\n").findIndex((line) => /export function parseAmount\b/u.test(line)) + 1)}: export function parseAmount(`);
+
       // Digests and bindings.
       const suite = parse(readFileSync(join(REPO_ROOT, "tasks/demo.yaml"), "utf8")) as { tasks: { id: string; prompt: string }[] };
       const prompts: Record<string, string> = Object.fromEntries(suite.tasks.map((t) => [t.id, t.prompt]));
@@ -233,6 +330,13 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       // The workspace is the setup's change, untouched by the read-only review session.
       expect(readFileSync(join(out, "demo-review-median-review-run0.patch"), "utf8")).toContain("+  const sorted = values.sort();");
       expect(readFileSync(join(out, "demo-review-split-review-run0.patch"), "utf8")).toContain("+  const share = Math.round(cents / parts);");
+      // demo-review-split is a case of the review-case corpus: the cell's change is exactly the corpus patch, applied by
+      // the generated setup, and the corpus directory was gone before the session (no trace in its stream).
+      const corpusPatch = join(REPO_ROOT, "tasks/demo/review-corpus/eval/workflow_bench/review_cases/demo-split-defect.patch");
+      expect(readFileSync(join(out, "demo-review-split-review-run0.patch"))).toEqual(readFileSync(corpusPatch));
+      const split = byCell["demo-review-split/review"] as Row;
+      expect(split["task_asset_snapshot_digest"]).toMatch(/^[0-9a-f]{64}$/u);
+      for (const artifact of split.transcript_artifacts) expect(readFileSync(join(out, artifact.path), "utf8")).not.toContain("workflow_bench");
 
       const report = readFileSync(join(out, "report.md"), "utf8");
       expect(report).toContain("# wfbench workflow benchmark");

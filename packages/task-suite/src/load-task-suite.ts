@@ -5,6 +5,7 @@ import { ROOT_FIELD, formatIssuePath, isBlankPython } from "@wfbench/pycompat";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { isReviewTask } from "./is-review-task.js";
+import { REVIEW_CASES_DIR, loadReviewCaseCorpus, reviewCaseSetupCommand, type ReviewCaseCorpus } from "./review-case-corpus.js";
 import { SuiteFileSchema, TaskEntrySchema, type SuiteSkills } from "./schema.js";
 
 /** One validated MCP server of a suite; mount sources are absolute host paths (not yet checked to exist). */
@@ -31,6 +32,14 @@ export interface Task {
   readonly sandboxCopy: readonly string[];
   readonly sandboxDependencies: readonly { readonly source: string; readonly target: string }[];
   readonly oracle: OracleDeclaration;
+  /** The harness checkout its `eval/workflow_bench/review_cases/*` copies come from (set by `review_case`). */
+  readonly harnessRoot?: string;
+}
+
+/** A loaded review-case corpus and the harness root it sits in (`<root>/eval/workflow_bench/review_cases`). */
+export interface LoadedReviewCorpus {
+  readonly harnessRoot: string;
+  readonly corpus: ReviewCaseCorpus;
 }
 
 /** A validated index builder; mount sources are absolute host paths, `output` is repo-relative. */
@@ -93,6 +102,8 @@ const FIXES: Readonly<Record<string, string>> = {
   skills: "write `skills: {plan: <skill dir>, work: <skill dir>, review: <skill dir>}` (review optional) or drop the key",
   index_builder:
     "write `index_builder: {command: <absolute in-sandbox path>, args: [...], output: <repo-relative dir>, mounts: [{source: <host path>, target: /opt/mcp/<dir>}]}` next to `mcp_servers` (docs/task-writing.md)",
+  review_case: "name a case id listed in the suite's review_cases manifest, and drop setup and sandbox_copy (both are generated)",
+  review_cases: "point review_cases at a directory <harness>/eval/workflow_bench/review_cases holding manifest.json and one <id>.patch per case",
   mcp_servers:
     "list mappings `{name: <server>, command: <absolute in-sandbox path>, args: [...], mounts: [{source: <host path>, target: /opt/mcp/<dir>}]}` with unique names and mount targets (docs/task-writing.md)",
 };
@@ -145,7 +156,7 @@ function resolveRepo(repo: string, baseDir: string, homeDir: string | null): str
  * safe asset paths and an oracle accepted by @wfbench/oracle-snapshot. Trusts nothing in the text; refuses with the
  * task, the field and the fix. `baseDir` resolves relative `repo` paths. Never touches the disk.
  */
-export function parseTaskSuite(text: string, file: string, baseDir: string, options: LoadTaskSuiteOptions = {}): TaskSuiteResult {
+export function parseTaskSuite(text: string, file: string, baseDir: string, options: LoadTaskSuiteOptions = {}, reviewCorpus: LoadedReviewCorpus | null = null): TaskSuiteResult {
   const refuse = (task: string | null, field: string, message: string, problems = 1): TaskSuiteResult => ({
     ok: false,
     error: { file, task, field, message: `${file}: ${task === null ? "" : `task ${JSON.stringify(task)}, `}field ${field}: ${message}. Fix: ${fixFor(field)}`, fix: fixFor(field), problems },
@@ -161,6 +172,7 @@ export function parseTaskSuite(text: string, file: string, baseDir: string, opti
     const issue = firstIssue(top.error);
     return refuse(null, issue.field === ROOT_FIELD ? "tasks" : issue.field, issue.field === ROOT_FIELD ? "the top level must be a mapping" : issue.message, top.error.issues.length);
   }
+  if (top.data.review_cases !== undefined && reviewCorpus === null) return refuse(null, "review_cases", "the corpus was not loaded (use loadTaskSuite, which reads it)");
   const mcpServers: McpServer[] = [];
   const mountTargets = new Set<string>();
   for (const [index, server] of (top.data.mcp_servers ?? []).entries()) {
@@ -222,6 +234,15 @@ export function parseTaskSuite(text: string, file: string, baseDir: string, opti
     }
     const repo = resolveRepo(value.repo, baseDir, options.homeDir ?? null);
     if (repo === null) return refuse(value.id, "repo", "starts with ~ but no home directory is known");
+    let reviewCase: { setup: string; copy: string; harnessRoot: string } | null = null;
+    if (value.review_case !== undefined) {
+      if (reviewCorpus === null) return refuse(value.id, "review_case", "the suite declares no review_cases corpus");
+      if (value.setup !== undefined || value.sandbox_copy !== undefined) return refuse(value.id, value.setup !== undefined ? "setup" : "sandbox_copy", "is generated for a review_case task");
+      if (!isReviewTask({ oracle: oracle.value })) return refuse(value.id, "review_case", "belongs to a review task (its oracle stages review-labels.json)");
+      const found = reviewCorpus.corpus.cases.find((c) => c.id === value.review_case);
+      if (found === undefined) return refuse(value.id, "review_case", `${JSON.stringify(value.review_case)} is not in the corpus (cases: ${reviewCorpus.corpus.cases.map((c) => c.id).join(", ")})`);
+      reviewCase = { setup: reviewCaseSetupCommand(found.patch), copy: `${REVIEW_CASES_DIR}/${found.patch}`, harnessRoot: reviewCorpus.harnessRoot };
+    }
     tasks.push({
       id: value.id,
       class: value.class,
@@ -229,11 +250,12 @@ export function parseTaskSuite(text: string, file: string, baseDir: string, opti
       prompt: value.prompt,
       verify: value.verify,
       ref: value.ref ?? "HEAD",
-      setup: value.setup ?? null,
+      setup: reviewCase?.setup ?? value.setup ?? null,
       expensive: value.expensive ?? false,
-      sandboxCopy: value.sandbox_copy ?? [],
+      sandboxCopy: reviewCase === null ? (value.sandbox_copy ?? []) : [reviewCase.copy],
       sandboxDependencies: dependencies,
       oracle: oracle.value,
+      ...(reviewCase === null ? {} : { harnessRoot: reviewCase.harnessRoot }),
     });
   }
   const includeExpensive = options.includeExpensive ?? false;
@@ -267,5 +289,28 @@ export async function loadTaskSuite(path: string, options: LoadTaskSuiteOptions 
       error: { file, task: null, field: "tasks", message: `${file}: cannot read the task file (${(cause as NodeJS.ErrnoException).code ?? "error"}). Fix: pass --tasks <path to a task YAML file>`, fix: "pass --tasks <path to a task YAML file>", problems: 1 },
     };
   }
-  return parseTaskSuite(text, file, dirname(file), options);
+  const corpus = await loadDeclaredCorpus(text, file, options);
+  if (corpus !== null && "error" in corpus) return { ok: false, error: corpus.error };
+  return parseTaskSuite(text, file, dirname(file), options, corpus);
+}
+
+/** The suite's `review_cases` corpus read from disk, null when it declares none (a YAML error is left to the parser). */
+async function loadDeclaredCorpus(text: string, file: string, options: LoadTaskSuiteOptions): Promise<LoadedReviewCorpus | { error: TaskSuiteRefusal } | null> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text, { uniqueKeys: true, maxAliasCount: 100 });
+  } catch {
+    return null;
+  }
+  const declared = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>)["review_cases"] : undefined;
+  if (typeof declared !== "string" || isBlankPython(declared)) return null;
+  const refusal = (field: string, message: string): { error: TaskSuiteRefusal } => ({
+    error: { file, task: null, field, message: `${file}: field ${field}: ${message}. Fix: ${fixFor("review_cases")}`, fix: fixFor("review_cases"), problems: 1 },
+  });
+  const dir = resolveRepo(declared, dirname(file), options.homeDir ?? null);
+  if (dir === null) return refusal("review_cases", "starts with ~ but no home directory is known");
+  if (!dir.endsWith(`/${REVIEW_CASES_DIR}`)) return refusal("review_cases", `${dir} does not end in ${REVIEW_CASES_DIR} (the cell copies each patch to that path)`);
+  const loaded = await loadReviewCaseCorpus(dir);
+  if (!loaded.ok) return refusal(`review_cases: ${loaded.error.field}`, loaded.error.message);
+  return { harnessRoot: dir.slice(0, -REVIEW_CASES_DIR.length - 1), corpus: loaded.value };
 }

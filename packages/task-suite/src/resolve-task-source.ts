@@ -142,6 +142,8 @@ export function createTaskSourceResolver(options: TaskSourceResolverOptions): Ta
       // Dependencies (node_modules, built dist) are untracked: they come from the working tree the task names.
       sourceRoot: source.origin === "git" ? source.repo : task.repo,
       declarations: { sandbox_copy: [...task.sandboxCopy], sandbox_dependencies: task.sandboxDependencies.map((dep) => ({ ...dep })) },
+      // A review_case task's patch is read from the corpus's harness checkout, not from the task repository.
+      ...(task.harnessRoot === undefined ? {} : { harnessRoot: task.harnessRoot }),
     });
     if (acquired.ok) return { ok: true, value: { ...source, assets: acquired.value } };
     const failure = acquired.error;

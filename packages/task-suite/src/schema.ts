@@ -39,6 +39,8 @@ export const TaskEntrySchema = z.strictObject({
   expensive: z.boolean({ error: "must be true or false (a YAML boolean, not a string or number)" }).optional(),
   sandbox_copy: z.array(RepoRelativePathSchema, { error: "must be a list of repo-relative paths" }).optional(),
   sandbox_dependencies: z.array(SandboxDependencySchema, { error: "must be a list of {source, target} mappings" }).optional(),
+  /** A case of the suite's `review_cases` corpus: its patch is copied in and applied by a generated setup (§3.2). */
+  review_case: nonblank.optional(),
   oracle: z.unknown(),
 });
 /** A task entry as written in the file (oracle still raw). */
@@ -108,4 +110,6 @@ export const SuiteFileSchema = z.strictObject({
   skills: SuiteSkillsSchema.optional(),
   mcp_servers: z.array(McpServerSchema, { error: "must be a list of MCP server mappings" }).max(8).optional(),
   index_builder: IndexBuilderSchema.optional(),
+  /** The review-case corpus directory (relative to the suite file), ending in eval/workflow_bench/review_cases. */
+  review_cases: nonblank.optional(),
 });
