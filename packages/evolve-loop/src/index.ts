@@ -8,5 +8,5 @@ export { EVOLVE_EXIT, runEvolve } from "./run-evolve.js";
 export type { EvolveHost } from "./run-evolve.js";
 export { RUNNER_FLAG_SUPPORT, buildRunnerArgv, executedBenchmarkArms } from "./build-runner-argv.js";
 export type { GenerationSweepInputs, RunnerFlagSupport } from "./build-runner-argv.js";
-export { CANDIDATE_SKILLS, MAX_LEARNINGS, selectLearnings } from "./select-learnings.js";
+export { MAX_LEARNINGS, selectLearnings } from "./select-learnings.js";
 export type { Learning } from "./select-learnings.js";
