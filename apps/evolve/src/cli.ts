@@ -1,9 +1,15 @@
 #!/usr/bin/env node
 // The evolve app's entry (`nx run evolve:run -- <flags>`): hands the process edge to the evolve loop and exits with
-// its code. `wfbench evolve` (apps/runner) calls the same entry point with the same host.
+// its code. `wfbench evolve` (apps/runner) calls the same entry point with the same host; both run each generation's
+// sweep through the runner's bin (apps/runner/bin/wfbench.mjs), located from this file.
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { runEvolve, type EvolveHost } from "@wfbench/evolve-loop";
+
+const stop = new AbortController();
+process.once("SIGTERM", () => stop.abort());
+process.once("SIGINT", () => stop.abort());
 
 const host: EvolveHost = {
   cwd: process.cwd(),
@@ -19,6 +25,9 @@ const host: EvolveHost = {
     }
   },
   now: () => new Date(),
+  // src/cli.ts and dist/cli.js both sit one level below apps/evolve.
+  wfbench: [process.execPath, fileURLToPath(new URL("../../runner/bin/wfbench.mjs", import.meta.url))],
+  signal: stop.signal,
 };
 
-process.exitCode = runEvolve(process.argv.slice(2), host);
+process.exitCode = await runEvolve(process.argv.slice(2), host);

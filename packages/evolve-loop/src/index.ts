@@ -10,3 +10,12 @@ export { RUNNER_FLAG_SUPPORT, buildRunnerArgv, executedBenchmarkArms } from "./b
 export type { GenerationSweepInputs, RunnerFlagSupport } from "./build-runner-argv.js";
 export { MAX_LEARNINGS, selectLearnings } from "./select-learnings.js";
 export type { Learning } from "./select-learnings.js";
+export { resolveTaskBindings } from "./resolve-task-bindings.js";
+export type { ResolveTaskBindingsInput, ResolvedTaskBindings } from "./resolve-task-bindings.js";
+export { freezeOverlay } from "./freeze-overlay.js";
+export type { FrozenOverlay } from "./freeze-overlay.js";
+export { checkRepoRoot, pinTargetBases } from "./pin-target-bases.js";
+export { CHILD_KILL_GRACE_MS, runChild } from "./run-child.js";
+export type { ChildInput, ChildOutcome } from "./run-child.js";
+export { buildApplyBindings, readGateOutcome } from "./read-gate-outcome.js";
+export type { GateOutcome, GenerationBindings } from "./read-gate-outcome.js";
