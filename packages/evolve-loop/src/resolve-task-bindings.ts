@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createSandboxedGitRunner } from "@wfbench/clone-sanitizer";
 import { removeTree } from "@wfbench/durable-fs";
 import { captureOracle } from "@wfbench/oracle-snapshot";
-import { buildTaskBinding, createTaskSourceResolver, loadTaskSuite, type SuiteSkills, type TaskDefinitionBinding } from "@wfbench/task-suite";
+import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type SuiteSkills, type TaskDefinitionBinding } from "@wfbench/task-suite";
 import { EvolveLoopError } from "./errors.js";
 
 /** Where the suite is and how the runner child will read it (same tasks, oracle root and home). */
@@ -20,6 +20,8 @@ export interface ResolveTaskBindingsInput {
 export interface ResolvedTaskBindings {
   readonly skills: SuiteSkills;
   readonly bindings: readonly TaskDefinitionBinding[];
+  /** The ids of the selected review tasks (the others are implementation tasks). */
+  readonly reviewTaskIds: readonly string[];
 }
 
 /**
@@ -44,7 +46,7 @@ export async function resolveTaskBindings(input: ResolveTaskBindingsInput): Prom
       if (!source.ok) throw new EvolveLoopError("EVOLVE_LOOP_BAD_INPUT", `${input.tasks}: task ${JSON.stringify(task.id)} field ${source.error.field}: ${source.error.message}`);
       bindings.push(buildTaskBinding(task, source.value, oracle.value));
     }
-    return { skills: suite.value.skills, bindings };
+    return { skills: suite.value.skills, bindings, reviewTaskIds: tasks.filter(isReviewTask).map((task) => task.id) };
   } finally {
     await removeTree(workDir);
   }

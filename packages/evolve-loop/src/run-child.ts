@@ -16,6 +16,8 @@ export interface ChildInput {
   readonly signal: AbortSignal;
   onStdout(text: string): void;
   onStderr(text: string): void;
+  /** Called once the child runs, with its pid (= its process group id). */
+  onStart?(pid: number): void;
   readonly graceMs?: number;
 }
 
@@ -65,6 +67,7 @@ export function runChild(input: ChildInput): Promise<ChildOutcome> {
             timedOut = true;
             stop();
           }, input.timeoutMs);
+    if (child.pid !== undefined) input.onStart?.(child.pid);
     if (input.signal.aborted) onAbort();
     else input.signal.addEventListener("abort", onAbort, { once: true });
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => input.onStdout(chunk));

@@ -91,6 +91,7 @@ interface Loop {
   readonly repoRoot: string;
   readonly skills: SuiteSkills;
   readonly bindings: readonly TaskDefinitionBinding[];
+  readonly reviewTaskIds: readonly string[];
   readonly bindingsPath: string;
 }
 
@@ -112,6 +113,7 @@ async function spawnWfbench(loop: Loop, args: readonly string[], timeoutS: numbe
     signal: loop.signal,
     onStdout: (text) => loop.host.stdout(text),
     onStderr: (text) => loop.host.stderr(text),
+    onStart: (pid) => loop.host.stdout(`wfbench ${args[0] ?? ""} started: pid ${pid}, process group ${pid}\n`),
   });
   if (outcome.cancelled) throw new Cancelled();
   return outcome;
@@ -169,6 +171,13 @@ async function runGenerations(loop: Loop): Promise<number> {
     const incumbentArms = frozen.overlay.requiredArms.filter((arm) => !arm.startsWith("candidate_"));
     if (options.arms !== null && [...options.arms].sort().join(" ") !== [...incumbentArms].sort().join(" ")) {
       throw new EvolveLoopError("EVOLVE_LOOP_BAD_INPUT", `--arms ${options.arms.join(" ")}: the generation-${generation} overlay touches ${frozen.overlay.skills.join(", ")}, so it is measured against ${incumbentArms.join(" ")}: pass those arms or omit --arms`);
+    }
+    // Reference §5.5 step 6: every selected task needs evidence from every candidate arm, and review arms run only on
+    // review tasks (the others only on implementation tasks): a mixed suite could never promote, so it is refused unpaid.
+    const reviewOverlay = incumbentArms.includes("review");
+    const idle = loop.bindings.map((binding) => binding.id).filter((id) => loop.reviewTaskIds.includes(id) !== reviewOverlay || (reviewOverlay && incumbentArms.length > 1));
+    if (idle.length > 0) {
+      throw new EvolveLoopError("EVOLVE_LOOP_BAD_INPUT", `--tasks ${options.tasks}: the generation-${generation} overlay is measured with ${executedBenchmarkArms(incumbentArms).join(" ")}, which do not run on selected task(s) ${idle.join(", ")}, so no decision could cover every selected task: pass a suite of ${reviewOverlay ? "review" : "implementation"} tasks only`);
     }
     const targetBases = await pinTargetBases(loop.repoRoot, frozen.overlay.files.map((file) => file.path));
     const targetBasesPath = join(genDir, "target-bases.json");
@@ -286,7 +295,7 @@ export async function runEvolve(argv: readonly string[], host: EvolveHost): Prom
     const resolved = await resolveTaskBindings({ tasks: options.tasks, includeExpensive: options.includeExpensive, oraclesRoot: resolve(host.cwd, "oracles"), homeDir: host.env["HOME"] ?? null, scratchParent: options.outRoot });
     const bindingsPath = join(options.outRoot, "task-bindings.json");
     await writeFileAtomic(bindingsPath, json(resolved.bindings), { mode: 0o644 });
-    return await runGenerations({ options, host, budget, signal, wfbench: host.wfbench, env: childEnv(host, options), repoRoot, skills: resolved.skills, bindings: resolved.bindings, bindingsPath });
+    return await runGenerations({ options, host, budget, signal, wfbench: host.wfbench, env: childEnv(host, options), repoRoot, skills: resolved.skills, bindings: resolved.bindings, reviewTaskIds: resolved.reviewTaskIds, bindingsPath });
   } catch (error) {
     if (error instanceof Cancelled) {
       host.stderr("wfbench evolve: cancelled; the running child was stopped\n");
