@@ -49,7 +49,7 @@ function repoRoot(name: string): string {
 
 function evolve(args: readonly string[], onStdout?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Outcome & { closedAt: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["apps/runner/bin/wfbench.mjs", "evolve", "--model", "claude-sonnet-4-5", ...args], {
+    const child = spawn(process.execPath, ["apps/runner/bin/wfbench.mjs", "evolve", "--model", "claude-sonnet-4-5", "--script", "tasks/demo/scripted-model.yaml", ...args], {
       cwd: REPO_ROOT,
       env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root", WFBENCH_FROM_SOURCE: "1" },
       stdio: ["ignore", "pipe", "pipe"],
