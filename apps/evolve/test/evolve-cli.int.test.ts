@@ -1,6 +1,10 @@
 // `wfbench evolve` and the evolve app's own entry (what `nx run evolve:run` runs), as processes: both reach the same
-// flag validation and runtime budget, fail before any paid step, and read CI and EVENTBRIDGE_* from their environment.
+// flag validation and runtime budget, fail before any paid step, and read CI and EVENTBRIDGE_* from their environment;
+// both hand whole flags to the loop (the loop itself runs end to end in evolve-loop.int.test.ts).
 import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -63,9 +67,15 @@ describe.each([
     expect(result.stderr).toMatch(/the generation-0 proposer not started: 5\d\d s of the runtime cap left/u);
   });
 
-  it("accepts whole flags and says the loop is not available yet, with exit 1 and nothing written", async () => {
-    const result = await run(entry, [...VALID, "--max-runtime-from-instance-window"], { EVENTBRIDGE_INSTANCE_WINDOW_SECONDS: "100000000" });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/flags accepted \(1 generation\(s\), runtime cap \d+ s\); not available yet/u);
+  it("takes whole flags into the loop, which refuses a --repo-root that is not a git working tree (exit 2, nothing written)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "evolve-cli-"));
+    try {
+      const result = await run(entry, ["--tasks", "tasks/demo.yaml", "--model", "claude-sonnet-4-5", "--repo-root", dir, "--out-root", join(dir, "out"), "--max-runtime-from-instance-window"], { EVENTBRIDGE_INSTANCE_WINDOW_SECONDS: "100000000" });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/EVOLVE_LOOP_BAD_INPUT: --repo-root \S+ is not a git working tree/u);
+      expect(existsSync(join(dir, "out"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,6 +3,7 @@
 import { isReportHtmlError } from "@wfbench/report-html";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { parseArgs as nodeParseArgs } from "node:util";
 import { runEvolve } from "@wfbench/evolve-loop";
 import { isBenchReportError } from "@wfbench/bench-report";
@@ -20,7 +21,7 @@ Commands:
   run       run a sweep (tasks × arms × repeats) and write results.jsonl and report.md
   report    re-render report.md of an existing output directory from its results.jsonl
   merge     merge the output directories of a sharded sweep (run --shard k/N) into one
-  evolve    propose and gate skill overlays (flags only so far: the loop itself is not available yet)
+  evolve    benchmark skill overlays generation by generation, gate them and (--apply) apply a promoted one
 
 Run \`wfbench <command> --help\` for a command's flags. From a checkout: npx wfbench …, or npx nx run runner:bench.
 
@@ -109,23 +110,35 @@ async function merge(argv: readonly string[]): Promise<number> {
   }
 }
 
-// The loop lives in @wfbench/evolve-loop, shared with apps/evolve; this app only hands it the process edge.
-function evolve(argv: readonly string[]): number {
-  return runEvolve(argv, {
-    cwd: process.cwd(),
-    env: process.env,
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
-    monotonicNowMs: () => performance.now(),
-    readUptime: () => {
-      try {
-        return readFileSync("/proc/uptime", "utf8");
-      } catch {
-        return null;
-      }
-    },
-    now: () => new Date(),
-  });
+// The loop lives in @wfbench/evolve-loop, shared with apps/evolve; this app only hands it the process edge, and its
+// own bin as the command that runs each generation's `wfbench run` (and `wfbench propose`) child.
+async function evolve(argv: readonly string[]): Promise<number> {
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
+  try {
+    return await runEvolve(argv, {
+      cwd: process.cwd(),
+      env: process.env,
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+      monotonicNowMs: () => performance.now(),
+      readUptime: () => {
+        try {
+          return readFileSync("/proc/uptime", "utf8");
+        } catch {
+          return null;
+        }
+      },
+      now: () => new Date(),
+      wfbench: [process.execPath, fileURLToPath(new URL("../bin/wfbench.mjs", import.meta.url))],
+      signal: stop.signal,
+    });
+  } finally {
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
+  }
 }
 
 /** Runs one `wfbench` invocation (argv without node and the script) and returns its exit code. */

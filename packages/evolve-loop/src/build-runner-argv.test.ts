@@ -47,6 +47,14 @@ describe("buildRunnerArgv", () => {
     expect(argv).toEqual(expect.arrayContaining(["--task-bindings-json", "/out/task-bindings.json", "--promotion-target-bases-json", "/out/gen-0/target-bases.json", "--reuse-results", "/seed"]));
   });
 
+  it("leaves a review overlay's arms to the sweep and passes the CE plugin only for review", () => {
+    const plugin = parsed(["--tasks", "s.yaml", "--model", "claude-sonnet-4-5", "--arms", "review", "--ce-plugin-dir", "/", "--ce-plugin-version", "1.2.3"]);
+    const review = buildRunnerArgv(plugin, { ...INPUTS, incumbentArms: ["review"] });
+    expect(review).not.toContain("--arms");
+    expect(review).toEqual(expect.arrayContaining(["--ce-plugin-dir", "/", "--ce-plugin-version", "1.2.3"]));
+    expect(buildRunnerArgv(plugin, INPUTS)).not.toContain("--ce-plugin-dir");
+  });
+
   it("omits --proposer-model for a manual initial overlay", () => {
     expect(buildRunnerArgv(options, { ...INPUTS, proposed: false })).not.toContain("--proposer-model");
   });

@@ -50,18 +50,21 @@ export function buildRunnerArgv(options: EvolveOptions, inputs: GenerationSweepI
     "--timeout", String(inputs.sessionTimeoutS),
     "--out", inputs.benchOut,
     "--candidate-overlay", inputs.frozenOverlay,
-    "--arms", ...executedBenchmarkArms(inputs.incumbentArms),
     "--promotion-metric", options.promotion.metric,
     "--promotion-min-runs", String(options.promotion.minRuns),
     "--promotion-min-improvement", String(options.promotion.minImprovementPct),
     "--promotion-max-task-regression", String(options.promotion.maxTaskRegressionPct),
   ];
+  // A review overlay's arms are left to the sweep: it derives them from the overlay and puts ce_review first when the
+  // CE plugin is given (an explicit --arms must equal the overlay's pairs exactly, which ce_review would break).
+  const review = inputs.incumbentArms.includes("review");
+  if (!review) argv.splice(argv.indexOf("--promotion-metric"), 0, "--arms", ...executedBenchmarkArms(inputs.incumbentArms));
   if (options.claudeBin !== null) argv.push("--claude-bin", options.claudeBin);
   if (support.taskBindingsJson) argv.push("--task-bindings-json", inputs.taskBindingsJson, "--promotion-target-bases-json", inputs.targetBasesJson);
   if (inputs.proposed) argv.push("--proposer-model", options.proposerModel);
   if (options.baseUrl !== null) argv.push("--base-url", options.baseUrl);
   if (options.includeExpensive) argv.push("--include-expensive");
-  if (options.cePluginDir !== null && options.cePluginVersion !== null) argv.push("--ce-plugin-dir", options.cePluginDir, "--ce-plugin-version", options.cePluginVersion);
+  if (review && options.cePluginDir !== null && options.cePluginVersion !== null) argv.push("--ce-plugin-dir", options.cePluginDir, "--ce-plugin-version", options.cePluginVersion);
   if (options.unsafeNoBwrap) argv.push("--unsafe-no-bwrap");
   if (support.reuseResults && inputs.reuseResults !== null) argv.push("--reuse-results", inputs.reuseResults);
   return argv;

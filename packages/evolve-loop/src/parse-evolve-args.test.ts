@@ -46,6 +46,12 @@ describe("parseEvolveArgs", () => {
     });
   });
 
+  it("takes --repo-root (default cwd) and --script as absolute paths", () => {
+    expect(options(parseEvolveArgs(BASE, CONTEXT))).toMatchObject({ repoRoot: "/repo", script: null });
+    expect(options(parseEvolveArgs([...BASE, "--repo-root", "work", "--script", "s.yaml"], CONTEXT))).toMatchObject({ repoRoot: "/repo/work", script: "/repo/s.yaml" });
+    expect(refusal([...BASE, "--script", " "]).flag).toBe("--script");
+  });
+
   it("answers --help without needing the required flags", () => {
     expect(parseEvolveArgs(["--help"], CONTEXT)).toEqual({ ok: true, help: true });
   });

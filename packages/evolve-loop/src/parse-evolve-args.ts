@@ -39,6 +39,10 @@ export interface EvolveOptions {
   readonly cePluginDir: string | null;
   readonly cePluginVersion: string | null;
   readonly unsafeNoBwrap: boolean;
+  /** The git working tree whose `.claude/skills/<skill>/` hold the incumbent skills; apply writes there. */
+  readonly repoRoot: string;
+  /** The scripted model's script passed to the runner child (offline/demo only), or null for the runner's default. */
+  readonly script: string | null;
 }
 
 /** What the caller knows about its environment at the instant the monotonic clock started. */
@@ -96,6 +100,8 @@ Every flag is checked before any paid step.
   --include-expensive            include tasks marked expensive
   --ce-plugin-dir <dir>, --ce-plugin-version <X.Y.Z>   required with --arms review
   --unsafe-no-bwrap              only with --arms review; refused with --apply and under CI
+  --repo-root <dir>              git working tree holding the incumbent .claude/skills (default: cwd); --apply writes there
+  --script <file>                scripted model script for the sweep (offline/demo only; default: the runner's)
   --help                         this text`;
 
 const OPTIONS = {
@@ -128,6 +134,8 @@ const OPTIONS = {
   "ce-plugin-dir": { type: "string" },
   "ce-plugin-version": { type: "string" },
   "unsafe-no-bwrap": { type: "boolean" },
+  "repo-root": { type: "string" },
+  script: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -254,6 +262,8 @@ export function parseEvolveArgs(argv: readonly string[], context: EvolveArgsCont
       if (cePluginDir === null || !isDirectory(cePluginDir)) throw new Usage("--ce-plugin-dir", `--arms review needs --ce-plugin-dir <an existing directory>${cePluginDir === null ? "" : `; ${cePluginDir} is not one`}`);
       if (cePluginVersion === null || cePluginVersion === "") throw new Usage("--ce-plugin-version", "--arms review needs a nonblank --ce-plugin-version, e.g. 1.2.3");
     }
+    const repoRoot = path(v["repo-root"] ?? ".");
+    if (v.script !== undefined && v.script.trim() === "") throw new Usage("--script", "--script must not be blank: pass a scripted model script or omit the flag");
     const unsafeNoBwrap = v["unsafe-no-bwrap"] === true;
     if (unsafeNoBwrap) {
       if (v.apply === true) throw new Usage("--unsafe-no-bwrap", "--unsafe-no-bwrap cannot be combined with --apply: an unsandboxed run may not change the working tree");
@@ -289,6 +299,8 @@ export function parseEvolveArgs(argv: readonly string[], context: EvolveArgsCont
         cePluginDir,
         cePluginVersion,
         unsafeNoBwrap,
+        repoRoot,
+        script: v.script === undefined ? null : path(v.script),
       },
     };
   } catch (error) {

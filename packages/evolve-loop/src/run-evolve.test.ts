@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runEvolve, type EvolveHost } from "./run-evolve.js";
 
@@ -31,35 +34,47 @@ function host(overrides: Partial<EvolveHost> & { clock?: number[] } = {}): Evolv
 const BASE = ["--tasks", "t.yaml", "--model", "claude-sonnet-4-5"];
 
 describe("runEvolve", () => {
-  it("reads the clock, then /proc/uptime, before anything else", () => {
+  it("reads the clock, then /proc/uptime, before anything else", async () => {
     const h = host();
-    runEvolve(["--help"], h);
+    await runEvolve(["--help"], h);
     expect(h.order.slice(0, 2)).toEqual(["clock", "uptime"]);
     expect(h.out.join("")).toMatch(/^Usage: wfbench evolve/u);
   });
 
-  it("maps a usage error to 2 and names the fix", () => {
+  it("maps a usage error to 2 and names the fix", async () => {
     const h = host();
-    expect(runEvolve(["--tasks", "t.yaml"], h)).toBe(2);
+    expect(await runEvolve(["--tasks", "t.yaml"], h)).toBe(2);
     expect(h.err.join("")).toMatch(/--model is required/u);
   });
 
-  it("refuses the first paid step when under 600 s of the cap are left", () => {
+  it("refuses the first paid step when under 600 s of the cap are left", async () => {
     // The cap is 700 s; 150 s pass between the clock start and the proposer check.
     const h = host({ clock: [0, 150_000] });
-    expect(runEvolve([...BASE, "--max-runtime-seconds", "700"], h)).toBe(1);
+    expect(await runEvolve([...BASE, "--max-runtime-seconds", "700"], h)).toBe(1);
     expect(h.err.join("")).toMatch(/the generation-0 proposer not started: 550 s/u);
   });
 
-  it("reads CI and the EVENTBRIDGE knobs from the host environment", () => {
+  it("reads CI and the EVENTBRIDGE knobs from the host environment", async () => {
     const h = host({ env: { CI: "true", EVENTBRIDGE_INSTANCE_WINDOW_SECONDS: "600", EVENTBRIDGE_STOP_RESERVE_SECONDS: "0" } });
-    expect(runEvolve([...BASE, "--max-runtime-from-instance-window"], h)).toBe(2);
+    expect(await runEvolve([...BASE, "--max-runtime-from-instance-window"], h)).toBe(2);
     expect(h.err.join("")).toMatch(/leaves 500 s/u);
   });
 
-  it("says plainly that the loop is not built yet for valid flags", () => {
+  it("needs the host's wfbench command before any step", async () => {
     const h = host();
-    expect(runEvolve(BASE, h)).toBe(1);
-    expect(h.err.join("")).toMatch(/flags accepted .* not available yet/u);
+    expect(await runEvolve(BASE, h)).toBe(1);
+    expect(h.err.join("")).toMatch(/no wfbench command/u);
+  });
+
+  it("refuses a --repo-root that is not a git working tree, before any paid step (exit 2)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "evolve-not-git-"));
+    try {
+      const h = host({ wfbench: ["/bin/false"] });
+      expect(await runEvolve([...BASE, "--repo-root", dir, "--out-root", join(dir, "out")], h)).toBe(2);
+      expect(h.err.join("")).toMatch(/EVOLVE_LOOP_BAD_INPUT: --repo-root \S+ is not a git working tree/u);
+      expect(existsSync(join(dir, "out"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -86,7 +86,8 @@ describe("@nx/enforce-module-boundaries", () => {
   });
 
   it("refuses any package or app importing an app", async () => {
-    expect(await boundaryMessages("packages/task-suite/src/probe.ts", 'export { x } from "@wfbench/evolve";\n')).toEqual([expect.stringMatching(/Imports of apps are forbidden/u)]);
+    // The evolve app reaches task-suite through evolve-loop, so importing the app back is also a cycle.
+    expect(await boundaryMessages("packages/task-suite/src/probe.ts", 'export { x } from "@wfbench/evolve";\n')).toEqual([expect.stringMatching(/Imports of apps are forbidden|Circular dependency between "task-suite" and "evolve"/u)]);
     expect(await boundaryMessages("apps/runner/src/probe.ts", 'export { x } from "@wfbench/evolve";\n')).toEqual([expect.stringMatching(/Imports of apps are forbidden/u)]);
     // Every package is a dependency of the runner, so importing it back is also a cycle.
     expect(await boundaryMessages("packages/review-scoring/src/probe.ts", 'export { x } from "@wfbench/runner";\n')).toEqual([expect.stringMatching(/Circular dependency between "review-scoring" and "runner"/u)]);
