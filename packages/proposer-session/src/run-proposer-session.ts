@@ -67,7 +67,8 @@ async function hiddenPaths(repoRoot: string, suitePath: string, oraclesPath: str
     if (rel === "") throw new ProposerSessionError("PROPOSER_BAD_INPUT", `${path} is the repository root itself: keep the suite and the oracles in a subdirectory (or outside) of --repo-root`);
     if (!rel.startsWith("..") && !isAbsolute(rel)) hidden.add(rel.split(sep).join("/"));
   }
-  return [...hidden].sort();
+  // A path under another hidden path goes with it.
+  return [...hidden].filter((path) => ![...hidden].some((other) => path.startsWith(`${other}/`))).sort();
 }
 
 function describeSession(session: SessionRecord | null): Record<string, unknown> | null {
@@ -230,6 +231,8 @@ export async function runProposerSession(input: RunProposerInput): Promise<Propo
     };
     if (!session.ok) return await fail(`the proposer session failed (${session.errorKind ?? "unknown"}): see ${PROPOSER_RECORD_FILE} and the transcript`);
     const internal = join(clone.path, PROPOSER_OUTPUT_DIR, "overlay");
+    const internalStat = await lstat(internal).catch(() => null);
+    if (internalStat === null) return await fail(`the proposer wrote no overlay: expected complete replacement files under /workspace/${PROPOSER_OUTPUT_DIR}/overlay/.claude/skills/<skill>/ (skills ${allowed.join(", ")})`);
     const read = await readCandidateOverlay(internal, skills);
     if (!read.ok) return await fail(`the proposer wrote no valid overlay under /workspace/${PROPOSER_OUTPUT_DIR}/overlay: ${read.error.file ?? "(overlay root)"}: rule ${read.error.rule}: ${read.error.message}`);
     const refused = await judgeOverlay(read.value, allowed, template.value.path);
