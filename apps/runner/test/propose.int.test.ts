@@ -14,9 +14,9 @@ const tools = await probeRunnerTools(import.meta.url);
 const FIXTURES = join(REPO_ROOT, "apps/runner/test/fixtures/propose");
 const SKILLS = { plan: "demo-plan", work: "demo-work", review: "demo-review" };
 
-function propose(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function wfbench(command: "propose" | "run", args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, "apps/runner/bin/wfbench.mjs"), "propose", ...args], {
+    const child = spawn(process.execPath, [join(REPO_ROOT, "apps/runner/bin/wfbench.mjs"), command, ...args], {
       cwd: REPO_ROOT,
       env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root", WFBENCH_FROM_SOURCE: "1" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -29,6 +29,8 @@ function propose(args: readonly string[]): Promise<{ code: number | null; stdout
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+const propose = (args: readonly string[]) => wfbench("propose", args);
 
 /** Every tool call of a stored transcript with the text of its result. */
 function toolCalls(outDir: string): { name: string; input: Record<string, unknown>; result: string }[] {
@@ -102,6 +104,26 @@ describe.skipIf(tools.skip)("wfbench propose (offline, scripted proposer)", () =
     expect(calls[0]?.result).toContain("[]");
     expect(existsSync(join(out, "evidence"))).toBe(false);
   }, 240_000);
+
+  it("stages a real sweep's rows, transcripts and patches as the read-only /evidence the session reads", async () => {
+    const sweep = join(root, "sweep");
+    const ran = await wfbench("run", ["--arms", "baseline", "--workers", "2", "--effort", "high", "--timeout", "300", "--out", sweep]);
+    expect(ran.code).toBe(0);
+    const out = join(root, "out-evidence");
+    const prior = join(root, "prior.md");
+    writeFileSync(prior, "# the previous proposal\n");
+    const run = await propose([...common(out, join(REPO_ROOT, "tasks/demo/scripted-proposer.yaml")), "--evidence-results", sweep, "--prior-proposal", prior]);
+    expect(run.code).toBe(0);
+    const record = JSON.parse(readFileSync(join(out, "proposer-session.json"), "utf8")) as { evidence_rows: number; evidence_files: { name: string }[] };
+    // Three baseline rows: the two unresolved ones (by task) first, then the resolved one.
+    expect(record.evidence_rows).toBe(3);
+    expect(record.evidence_files.map((file) => file.name).sort()).toEqual(["gate-summary.json", "learnings.json", "patch-0.diff", "patch-1.diff", "patch-2.diff", "prior-proposal.md", "selected-rows.json", "transcript-0-0.jsonl", "transcript-1-0.jsonl", "transcript-2-0.jsonl"]);
+    const seen = toolCalls(out)[0]?.result ?? "";
+    expect(seen.indexOf('"task": "demo-clamp"')).toBeGreaterThan(-1);
+    expect(seen.indexOf('"task": "demo-clamp"')).toBeLessThan(seen.indexOf('"task": "demo-ledger-currency"'));
+    expect(seen.indexOf('"task": "demo-ledger-currency"')).toBeLessThan(seen.indexOf('"task": "demo-ledger-rounding"'));
+    expect(seen).toContain('"transcript_files"');
+  }, 400_000);
 
   it("a hostile proposer finds no task, oracle or label bytes, and every attempt is in the stored transcript", async () => {
     const out = join(root, "out-hostile");

@@ -120,17 +120,17 @@ async function readProposal(path: string): Promise<Buffer | string> {
 export async function runProposerSession(input: RunProposerInput): Promise<ProposerOutcome> {
   const secrets = input.upstream.kind === "scripted" ? [] : [input.upstream.apiKey];
   if (input.upstream.kind === "scripted" && input.script === null) throw new ProposerSessionError("PROPOSER_BAD_INPUT", "the scripted model needs its script: pass --script FILE");
+  const suite = await loadTaskSuite(input.suitePath, { includeExpensive: true, homeDir: input.homeDir });
+  if (!suite.ok) throw new ProposerSessionError("PROPOSER_BAD_INPUT", `--tasks ${input.suitePath}: ${suite.error.message}`);
+  const skills = suite.value.skills;
+  const hidden = await hiddenPaths(input.repoRoot, input.suitePath, input.oraclesPath);
+  const allowed = listProfileSkills(input.profile, skills);
   try {
     await mkdir(input.outDir, { mode: 0o700 });
     await chmod(input.outDir, 0o700);
   } catch (cause) {
     throw new ProposerSessionError("PROPOSER_BAD_INPUT", `--out ${input.outDir}: cannot create it (${(cause as Error).message}): pass a directory that does not exist yet`, { cause });
   }
-  const suite = await loadTaskSuite(input.suitePath, { includeExpensive: true, homeDir: input.homeDir });
-  if (!suite.ok) throw new ProposerSessionError("PROPOSER_BAD_INPUT", `--tasks ${input.suitePath}: ${suite.error.message}`);
-  const skills = suite.value.skills;
-  const hidden = await hiddenPaths(input.repoRoot, input.suitePath, input.oraclesPath);
-  const allowed = listProfileSkills(input.profile, skills);
   await preflight({});
   const cli = await resolveClaudeCli({ claudeBin: input.claudeBin });
   const workDir = await mkdtemp(join(input.tmpDir, "wfbench-propose-"));
