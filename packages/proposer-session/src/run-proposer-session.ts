@@ -143,7 +143,9 @@ export async function runProposerSession(input: RunProposerInput): Promise<Propo
   let gateway: Awaited<ReturnType<typeof startGateway>> | null = null;
   const recordPath = join(input.outDir, PROPOSER_RECORD_FILE);
   const record: Record<string, unknown> = { schema: PROPOSER_RECORD_SCHEMA, profile: input.profile, model: input.model, effort: input.effort, upstream: input.upstream.kind, claude_code_version: cli.version, evaluated_skills: allowed, hidden_paths: hidden };
+  let recorded = false;
   const writeRecord = async (): Promise<void> => {
+    recorded = true;
     await writeFileExclusive(recordPath, Buffer.from(`${redactText(JSON.stringify(record, null, 2), secrets)}\n`, "utf8"), { mode: 0o600 });
   };
   let bundle: StagedBundle | null = null;
@@ -255,6 +257,14 @@ export async function runProposerSession(input: RunProposerInput): Promise<Propo
     const copied = await readCandidateOverlay(overlayDir, skills);
     if (!copied.ok) throw new ProposerSessionError("PROPOSER_ENVIRONMENT_FAILED", `the copied overlay ${overlayDir} does not validate: ${copied.error.message}`);
     return { ok: true, overlayDir, proposalPath, recordPath, overlay: copied.value, trimmed: bundle.trimmed };
+  } catch (error) {
+    // Whatever stopped the session is recorded beside what was known by then; the error itself still propagates.
+    if (!recorded) {
+      record["ok"] = false;
+      record["error"] = { code: (error as Error & { code?: unknown }).code ?? null, message: (error as Error).message };
+      await writeRecord().catch(() => undefined);
+    }
+    throw error;
   } finally {
     for (const step of [() => gateway?.close(), () => model?.close(), () => templates.dispose(), () => removeTree(workDir)]) {
       try {

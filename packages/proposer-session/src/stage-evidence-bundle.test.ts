@@ -7,7 +7,7 @@ import { isProposerSessionError } from "./errors.js";
 import { BUNDLE_LIMITS, selectEvidenceRows, selectSkillLearnings, stageEvidenceBundle } from "./stage-evidence-bundle.js";
 
 type Kind = string | null;
-const row = (task: string, arm: string, run: number, resolved: boolean, cost: number | null, errorKind: Kind = null) => ({ task, arm, run, resolved, cost_usd: cost, error_kind: errorKind as never });
+const row = (task: string, arm: "workflow" | "baseline", run: number, resolved: boolean, cost: number | null, errorKind: Kind = null) => ({ task, arm, run, resolved, cost_usd: cost, error_kind: errorKind as never });
 
 describe("selectEvidenceRows", () => {
   it("drops rows that say nothing about the skill, puts unresolved rows first by task/arm/run, then resolved by cost", () => {
