@@ -105,6 +105,19 @@ describe.skipIf(tools.skip)("wfbench propose (offline, scripted proposer)", () =
     expect(existsSync(join(out, "evidence"))).toBe(false);
   }, 240_000);
 
+  it("the review profile writes the review skill only (review-v2's bytes) and needs candidate_review", async () => {
+    const out = join(root, "out-review");
+    const args = common(out, join(REPO_ROOT, "tasks/demo/scripted-proposer.yaml"));
+    args[args.indexOf("implementation")] = "review";
+    const run = await propose(args);
+    expect(run.code).toBe(0);
+    const skill = join(out, "overlay/.claude/skills/demo-review/SKILL.md");
+    expect(readFileSync(skill).equals(readFileSync(join(REPO_ROOT, "tasks/demo/overlays/review-v2/.claude/skills/demo-review/SKILL.md")))).toBe(true);
+    const overlay = await readCandidateOverlay(join(out, "overlay"), SKILLS);
+    expect(overlay.ok && overlay.value.requiredArms).toEqual(["review", "candidate_review"]);
+    expect(JSON.parse(readFileSync(join(out, "proposer-session.json"), "utf8"))).toMatchObject({ ok: true, profile: "review", evaluated_skills: ["demo-review"] });
+  }, 240_000);
+
   it("stages a real sweep's rows, transcripts and patches as the read-only /evidence the session reads", async () => {
     const sweep = join(root, "sweep");
     const ran = await wfbench("run", ["--arms", "baseline", "--workers", "2", "--effort", "high", "--timeout", "300", "--out", sweep]);
