@@ -12,6 +12,7 @@ import { isRunnerError } from "./errors.js";
 import { EXIT_OK, EXIT_OUTAGE, EXIT_USAGE, main as runMain } from "./main.js";
 import { isSweepError } from "@wfbench/sweep";
 import { runMerge } from "./merge-command.js";
+import { propose } from "./propose-command.js";
 import { rerenderReport } from "./report-command.js";
 
 /** The top-level usage text. */
@@ -21,6 +22,7 @@ Commands:
   run       run a sweep (tasks × arms × repeats) and write results.jsonl and report.md
   report    re-render report.md of an existing output directory from its results.jsonl
   merge     merge the output directories of a sharded sweep (run --shard k/N) into one
+  propose   run one proposer session: a skill overlay and proposal.md from benchmark evidence
   evolve    benchmark skill overlays generation by generation, gate them and (--apply) apply a promoted one
 
 Run \`wfbench <command> --help\` for a command's flags. From a checkout: npx wfbench …, or npx nx run runner:bench.
@@ -148,12 +150,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   if (command === "run") return runMain(rest);
   if (command === "report") return report(rest);
   if (command === "merge") return merge(rest);
+  if (command === "propose") return propose(rest);
   if (command === "evolve") return evolve(rest);
   if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(`${CLI_USAGE}\n`);
     return EXIT_OK;
   }
-  return usageError("", command === undefined ? "needs a command" : `unknown command ${JSON.stringify(command)}: choose run, report, merge or evolve`, CLI_USAGE);
+  return usageError("", command === undefined ? "needs a command" : `unknown command ${JSON.stringify(command)}: choose run, report, merge, propose or evolve`, CLI_USAGE);
 }
 
 process.exitCode = await runCli(process.argv.slice(2));

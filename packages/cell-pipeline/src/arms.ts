@@ -34,6 +34,8 @@ export interface SessionSpec {
   readonly allowEdit: boolean;
   /** `--disable-slash-commands` (baseline_nomcp, reference §6.4); absent: slash commands stay. */
   readonly disableSlashCommands?: true;
+  /** Whether the Write tool is offered; absent: it is (the proposer session sets false: Read, Grep, Glob, Bash only). */
+  readonly allowWrite?: false;
 }
 
 /** True when the arm runs on this kind of task: review arms on review tasks, implementation arms on the others. */

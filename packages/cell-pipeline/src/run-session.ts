@@ -128,6 +128,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
       effort: context.effort,
       disallowSkill: spec.disallowSkill,
       allowEdit: spec.allowEdit,
+      ...(spec.allowWrite === false ? { allowWrite: false } : {}),
       addDirs: review ? [SANDBOX_REVIEW_OUTPUT] : [],
       pinnedEnv,
       pluginDirs: context.cePluginHostPath === undefined ? [] : [SANDBOX_CE_PLUGIN],

@@ -61,6 +61,15 @@ describe("buildClaudeArgv", () => {
     expect(buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: false })).not.toContain("--add-dir");
   });
 
+  it("offers Read, Grep, Glob and Bash only to a proposer session (no Write, Edit or Skill)", () => {
+    const argv = buildClaudeArgv({ model: "m-1", effort: "high", disallowSkill: true, allowEdit: false, allowWrite: false, disableSlashCommands: true });
+    expect(valueAfter(argv, "--tools")).toBe("Read,Grep,Glob,Bash");
+    expect(valueAfter(argv, "--allowedTools")).toBe("Read,Grep,Glob,Bash");
+    expect(valueAfter(argv, "--mcp-config")).toBe('{"mcpServers":{}}');
+    expect(argv).toContain("--strict-mcp-config");
+    expect(argv).toContain("--disable-slash-commands");
+  });
+
   it("passes settings that disable hooks and bypass mode and keep the CLI's own sandbox off", () => {
     const settings = JSON.parse(buildClaudeSettings()) as Record<string, unknown>;
     expect(settings).toMatchObject({ disableAllHooks: true, sandbox: { enabled: false }, permissions: { disableBypassPermissionsMode: "disable" } });

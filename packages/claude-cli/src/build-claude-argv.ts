@@ -45,6 +45,8 @@ export interface ClaudeArgvInput {
   readonly disallowSkill: boolean;
   /** Offer the Edit tool (false for review sessions; Write stays, for the review artifact). Default true. */
   readonly allowEdit?: boolean;
+  /** Offer the Write tool (false for the proposer session, which writes through Bash only). Default true. */
+  readonly allowWrite?: boolean;
   /** Directories outside the workspace the session may write (`--add-dir`), e.g. `/review-output`. */
   readonly addDirs?: readonly string[];
   /** The session's non-secret environment, pinned in `--settings` so no writable settings source can replace it. */
@@ -69,7 +71,7 @@ export interface ClaudeArgvInput {
  * @throws {ClaudeCliError} CLAUDE_CLI_SETTINGS_INVALID when `pinnedEnv` names a credential.
  */
 export function buildClaudeArgv(input: ClaudeArgvInput): string[] {
-  const tools = AGENT_TOOLS.filter((tool) => !(input.disallowSkill && tool === "Skill") && !(input.allowEdit === false && tool === "Edit")).join(",");
+  const tools = AGENT_TOOLS.filter((tool) => !(input.disallowSkill && tool === "Skill") && !(input.allowEdit === false && tool === "Edit") && !(input.allowWrite === false && tool === "Write")).join(",");
   const argv = [
     SANDBOX_CLAUDE,
     "-p",
