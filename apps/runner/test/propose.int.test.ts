@@ -175,6 +175,14 @@ describe.skipIf(tools.skip)("wfbench propose (offline, scripted proposer)", () =
     expect(record).toMatchObject({ ok: false, session: { ok: true } });
   }, 240_000);
 
+  it("an overlay byte-identical to the incumbent skill exits 1: it would measure nothing", async () => {
+    const out = join(root, "out-identical");
+    const run = await propose(common(out, join(FIXTURES, "identical-proposer.yaml")));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("the overlay is byte-identical to the incumbent skills");
+    expect(existsSync(join(out, "overlay"))).toBe(false);
+  }, 240_000);
+
   it("refuses bad usage with exit 2 before any session: an existing --out, a missing flag, an unknown profile", async () => {
     const out = join(root, "out-ok-exists");
     cpSync(join(FIXTURES), out, { recursive: true });

@@ -127,6 +127,37 @@ describe("stageEvidenceBundle", () => {
     expect(kept).toEqual([...kept].sort((a, b) => a - b));
   });
 
+  it("after the smallest cap, drops the prior proposal, then rows from the end, in that order", async () => {
+    const events = Array.from({ length: 120 }, (_, index) => `${JSON.stringify({ index, text: "z".repeat(4000) })}\n`).join("");
+    const big = "d".repeat(100_000);
+    const rows = Array.from({ length: 12 }, (_, index) => {
+      writeFileSync(join(results, `p${index}.patch`), big, { mode: 0o600 });
+      writeFileSync(join(results, `r${index}.json`), big, { mode: 0o600 });
+      return base(`t${String(index).padStart(2, "0")}`, { session_ids: Array.from({ length: 10 }, (_, at) => `session-${at}-${"s".repeat(100)}`), patch_artifact: `p${index}.patch`, review_artifact: `r${index}.json`, transcript_artifacts: [transcript(`a${index}.jsonl`, events), transcript(`b${index}.jsonl`, events)] });
+    });
+    writeRows(rows);
+    writeFileSync(join(results, "promotion.json"), JSON.stringify({ note: "g".repeat(300_000) }));
+    const learnings = join(root, "learnings.jsonl");
+    writeFileSync(learnings, Array.from({ length: 40 }, () => JSON.stringify({ skill: "demo-work", friction: "f".repeat(10_000) })).join("\n"));
+    const prior = join(root, "prior.md");
+    writeFileSync(prior, "p".repeat(300_000));
+    const staged = await stage({ learningsPath: learnings, priorProposalPath: prior });
+    expect(staged.trimmed.slice(0, 4)).toEqual([
+      "trimmed proposer evidence: per-artifact cap halved to 131072 bytes",
+      "trimmed proposer evidence: per-artifact cap halved to 65536 bytes",
+      "trimmed proposer evidence: per-artifact cap halved to 32768 bytes",
+      "trimmed proposer evidence: dropped the prior proposal",
+    ]);
+    expect(staged.trimmed.slice(4).every((line) => line.startsWith("trimmed proposer evidence: dropped a row"))).toBe(true);
+    expect(staged.selectedRows).toBeLessThan(12);
+    expect(staged.selectedRows).toBe(12 - staged.trimmed.slice(4).length);
+    expect(staged.files.some((file) => file.name === "prior-proposal.md")).toBe(false);
+    expect(staged.files.reduce((sum, file) => sum + file.bytes, 0)).toBeLessThanOrEqual(BUNDLE_LIMITS.maxBundleBytes);
+    // The rows kept are the first ones of the selection order.
+    const kept = JSON.parse(readFileSync(join(staged.dir, "selected-rows.json"), "utf8")) as { task: string }[];
+    expect(kept.map((r) => r.task)).toEqual(rows.slice(0, staged.selectedRows).map((r) => r.task));
+  });
+
   it("refuses an existing destination", async () => {
     writeRows([]);
     mkdirSync(join(root, "bundle"));
