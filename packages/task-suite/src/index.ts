@@ -9,14 +9,3 @@ export { digestTaskPrompt } from "./digest-task-prompt.js";
 export { isReviewTask } from "./is-review-task.js";
 export { buildTaskBinding } from "./build-task-binding.js";
 export type { TaskDefinitionBinding } from "./build-task-binding.js";
-export {
-  MAX_REVIEW_CASE_PATCH_BYTES,
-  REVIEW_CASES_DIR,
-  REVIEW_CASE_LABEL_SOURCES,
-  REVIEW_CASE_SUITE_DIR,
-  ReviewCaseManifestSchema,
-  loadReviewCaseCorpus,
-  reviewCasePatchName,
-  reviewCaseSetupCommand,
-} from "./review-case-corpus.js";
-export type { ReviewCase, ReviewCaseCorpus, ReviewCaseCorpusRefusal, ReviewCaseCorpusResult } from "./review-case-corpus.js";
