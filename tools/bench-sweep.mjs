@@ -6,7 +6,7 @@
 // Usage: node tools/bench-sweep.mjs [--delay-ms 400] [--repeats 3] [--workers 3]
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
@@ -38,6 +38,7 @@ function runSweep(n, label) {
   const out = join(scratch, label);
   const args = [join(ROOT, "apps/runner/bin/wfbench.mjs"), "run", "--tasks", join(ROOT, "tasks/demo.yaml"), "--script", scriptPath, "--repeats", String(repeats), "--workers", String(n), "--out", out];
   const started = process.hrtime.bigint();
+  const loadBefore = loadavg()[0];
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", WFBENCH_FROM_SOURCE: "1" } });
     let stderr = "";
@@ -47,7 +48,7 @@ function runSweep(n, label) {
       const wallS = Number(process.hrtime.bigint() - started) / 1e9;
       if (code !== 0) return fail(new Error(`--workers ${n} exited ${code}: ${stderr.slice(-2000)}`));
       const rows = readFileSync(join(out, "results.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
-      done({ wallS, rows });
+      done({ wallS, rows, load: [loadBefore, loadavg()[0]] });
     });
   });
 }
@@ -76,12 +77,15 @@ try {
   const ratio = many.wallS / one.wallS;
   const lines = [
     `bench-sweep: demo suite, ${one.rows.length} cells (--repeats ${repeats}), ${delayMs} ms per scripted turn`,
-    `| workers | wall s | cells | median overhead/cell (total − Σ session_N) |`,
-    `|---|---|---|---|`,
-    `| 1 | ${one.wallS.toFixed(1)} | ${one.rows.length} | ${fmt(median(overheads(one.rows)))} |`,
-    `| ${workers} | ${many.wallS.toFixed(1)} | ${many.rows.length} | ${fmt(median(overheads(many.rows)))} |`,
+    `| workers | wall s | cells | median overhead/cell (total − Σ session_N) | 1-min load before → after |`,
+    `|---|---|---|---|---|`,
+    `| 1 | ${one.wallS.toFixed(1)} | ${one.rows.length} | ${fmt(median(overheads(one.rows)))} | ${one.load.map((l) => l.toFixed(1)).join(" → ")} |`,
+    `| ${workers} | ${many.wallS.toFixed(1)} | ${many.rows.length} | ${fmt(median(overheads(many.rows)))} | ${many.load.map((l) => l.toFixed(1)).join(" → ")} |`,
     `ratio workers ${workers} / workers 1: ${ratio.toFixed(3)} (goal <= 0.40)`,
     `phase medians at --workers 1: ${phases(one.rows).map(([key, ms]) => `${key} ${fmt(ms)}`).join(", ")}`,
+    `phase medians at --workers ${workers}: ${phases(many.rows).map(([key, ms]) => `${key} ${fmt(ms)}`).join(", ")}`,
+    // The figures are only comparable on a quiet machine: the load says whether they were measured on one.
+    `(${cpus().length} cores; a 1-min load above the core count makes every figure here slower than the harness is)`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 } finally {
