@@ -59,7 +59,7 @@ describe("wfbench bin", () => {
 
   it.each([
     [[], /wfbench: needs a command/],
-    [["frobnicate"], /unknown command "frobnicate": choose run, report, merge or evolve/],
+    [["frobnicate"], /unknown command "frobnicate": choose run, report, merge, propose or evolve/],
     [["run", "--workers", "0"], /--workers must be between 1 and 8/],
     [["run", "--outage-streak", "10001"], /--outage-streak must be between 0 and 10000/],
     [["report"], /needs the output directory/],
@@ -114,7 +114,8 @@ describe.skipIf(tools.skip)("wfbench run / report on the demo suite", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/report-provenance\.json field status/);
     expect(readFileSync(join(copy, "report.md"), "utf8")).toBe(report);
-  });
+    // A whole demo sweep (two arms, every task, MCP server start-ups) plus two re-renders: minutes under shared load.
+  }, 300_000);
 
   it("a hostile --claude-bin (a script printing garbage) is refused with exit 2 before any output directory exists", async () => {
     const work = scratch();
