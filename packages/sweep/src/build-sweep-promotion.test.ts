@@ -26,8 +26,7 @@ describe("buildSweepPromotion", () => {
   });
 
   it("marks a manual overlay when the sweep had no proposer model", () => {
-    for (const proposerModel of [null, undefined]) {
-      const promotion = buildSweepPromotion(input({ proposerModel }));
+    for (const promotion of [buildSweepPromotion(input({ proposerModel: null })), buildSweepPromotion(input())]) {
       expect(promotion.proposer_model).toBeNull();
       expect(promotion.candidate_origin).toBe("manual-initial-overlay");
     }
