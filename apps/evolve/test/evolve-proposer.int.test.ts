@@ -1,6 +1,7 @@
 // The proposer path of the offline evolve loop end to end through the real CLI (`wfbench evolve`, no
 // --initial-overlay): generation 0's scripted proposer writes the work-v2 bytes, the sweep measures and promotes them
-// as a model-proposed candidate, and --apply writes them to a temp git repo root.
+// as a model-proposed candidate, and --apply writes them to a temp git repo root; and a proposer whose gen-0 candidate
+// is kept out gets that generation's proposal and bench rows as evidence in generation 1, whose candidate promotes.
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -77,5 +78,31 @@ describe("wfbench evolve, offline, proposer path", () => {
   it("records the candidate as model-proposed in promotion.json", () => {
     const promotion = JSON.parse(readFileSync(join(out, "gen-0/bench/promotion.json"), "utf8")) as Record<string, unknown>;
     expect(promotion).toMatchObject({ candidate_origin: "model-proposer", proposer_model: "claude-sonnet-4-5" });
+  });
+});
+
+describe("wfbench evolve, offline, keep_incumbent feeds the next generation", () => {
+  const fixture = join(REPO_ROOT, "apps/evolve/test/fixtures/proposer-feedback/scripted-proposer.yaml");
+  const bytes = (name: string): Buffer => readFileSync(join(REPO_ROOT, "tasks/demo/overlays", name, SKILL));
+  let root: string;
+  let out: string;
+  let result: Outcome;
+  beforeAll(async () => {
+    root = repoRoot("feedback");
+    out = join(scratch, "out-feedback");
+    result = await evolve(["--tasks", SUITE, "--proposer-script", fixture, "--generations", "2", "--runs", "3", "--workers", "2", "--apply", "--repo-root", root, "--out-root", out]);
+  }, 2_400_000);
+
+  it("keeps the incumbent for generation 0's work-v3 proposal", () => {
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(out, "gen-0/proposer/overlay", SKILL)).equals(bytes("work-v3"))).toBe(true);
+    expect(result.stdout).toMatch(/candidate_workflow: keep_incumbent/u);
+  });
+
+  it("gives generation 1's proposer gen-0's proposal and bench rows, so it writes work-v2, which promotes", () => {
+    // The fixture writes work-v2 only when /evidence held prior-proposal.md and a nonempty selected-rows.json.
+    expect(readFileSync(join(out, "gen-1/proposer/overlay", SKILL)).equals(bytes("work-v2"))).toBe(true);
+    expect(result.stdout).toMatch(/PROMOTED: generation 1/u);
+    expect(readFileSync(join(root, SKILL)).equals(bytes("work-v2"))).toBe(true);
   });
 });
