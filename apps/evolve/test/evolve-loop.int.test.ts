@@ -81,12 +81,6 @@ describe("wfbench evolve, offline", () => {
     expect(result.stdout).not.toMatch(/wfbench run started/u);
   });
 
-  it("fails the proposer path with a clear error when this build has no `wfbench propose`", async () => {
-    const result = await evolve(["--tasks", suite, "--runs", "3", "--repo-root", repoRoot("no-proposer"), "--out-root", join(scratch, "out-no-proposer")]);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/needs the proposer, but this build's wfbench has no working `propose` command .*pass --initial-overlay/u);
-  });
-
   it("stops the sweep's whole process group on SIGTERM and exits 130 within 15 s", async () => {
     const out = join(scratch, "out-sigterm");
     let group: number | null = null;

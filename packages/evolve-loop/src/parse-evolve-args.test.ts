@@ -50,6 +50,9 @@ describe("parseEvolveArgs", () => {
     expect(options(parseEvolveArgs(BASE, CONTEXT))).toMatchObject({ repoRoot: "/repo", script: null });
     expect(options(parseEvolveArgs([...BASE, "--repo-root", "work", "--script", "s.yaml"], CONTEXT))).toMatchObject({ repoRoot: "/repo/work", script: "/repo/s.yaml" });
     expect(refusal([...BASE, "--script", " "]).flag).toBe("--script");
+    expect(options(parseEvolveArgs(BASE, CONTEXT))).toMatchObject({ proposerScript: null });
+    expect(options(parseEvolveArgs([...BASE, "--proposer-script", "p.yaml"], CONTEXT))).toMatchObject({ script: null, proposerScript: "/repo/p.yaml" });
+    expect(refusal([...BASE, "--proposer-script", ""]).flag).toBe("--proposer-script");
   });
 
   it("answers --help without needing the required flags", () => {

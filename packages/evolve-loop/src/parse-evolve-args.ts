@@ -43,6 +43,8 @@ export interface EvolveOptions {
   readonly repoRoot: string;
   /** The scripted model's script passed to the runner child (offline/demo only), or null for the runner's default. */
   readonly script: string | null;
+  /** The scripted model's script passed to the `wfbench propose` child as its --script (offline/demo only), or null. */
+  readonly proposerScript: string | null;
 }
 
 /** What the caller knows about its environment at the instant the monotonic clock started. */
@@ -102,6 +104,7 @@ Every flag is checked before any paid step.
   --unsafe-no-bwrap              only with --arms review; refused with --apply and under CI
   --repo-root <dir>              git working tree holding the incumbent .claude/skills (default: cwd); --apply writes there
   --script <file>                scripted model script for the sweep (offline/demo only; default: the runner's)
+  --proposer-script <file>       scripted model script for the proposer (offline/demo only; default: propose's)
   --help                         this text`;
 
 const OPTIONS = {
@@ -136,6 +139,7 @@ const OPTIONS = {
   "unsafe-no-bwrap": { type: "boolean" },
   "repo-root": { type: "string" },
   script: { type: "string" },
+  "proposer-script": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -264,6 +268,8 @@ export function parseEvolveArgs(argv: readonly string[], context: EvolveArgsCont
     }
     const repoRoot = path(v["repo-root"] ?? ".");
     if (v.script !== undefined && v.script.trim() === "") throw new Usage("--script", "--script must not be blank: pass a scripted model script or omit the flag");
+    const proposerScript = v["proposer-script"];
+    if (proposerScript !== undefined && proposerScript.trim() === "") throw new Usage("--proposer-script", "--proposer-script must not be blank: pass a scripted proposer script or omit the flag");
     const unsafeNoBwrap = v["unsafe-no-bwrap"] === true;
     if (unsafeNoBwrap) {
       if (v.apply === true) throw new Usage("--unsafe-no-bwrap", "--unsafe-no-bwrap cannot be combined with --apply: an unsandboxed run may not change the working tree");
@@ -301,6 +307,7 @@ export function parseEvolveArgs(argv: readonly string[], context: EvolveArgsCont
         unsafeNoBwrap,
         repoRoot,
         script: v.script === undefined ? null : path(v.script),
+        proposerScript: proposerScript === undefined ? null : path(proposerScript),
       },
     };
   } catch (error) {

@@ -139,7 +139,7 @@ async function propose(loop: Loop, generation: number, genDir: string, evidence:
   if (evidence !== null) args.push("--evidence-results", evidence);
   if (priorProposal !== null) args.push("--prior-proposal", priorProposal);
   if (existsSync(options.learnings)) args.push("--learnings", options.learnings);
-  if (options.script !== null) args.push("--script", options.script);
+  if (options.proposerScript !== null) args.push("--script", options.proposerScript);
   if (options.baseUrl !== null) args.push("--base-url", options.baseUrl);
   if (options.claudeBin !== null) args.push("--claude-bin", options.claudeBin);
   const outcome = await spawnWfbench(loop, args, childTimeoutS(loop));

@@ -17,6 +17,8 @@ export interface SweepPromotionInput {
   readonly now: Date;
   /** The CE plugin provenance (plugin-snapshot) when a CE arm ran, else null (promotion.json `ce_plugin`). */
   readonly cePlugin?: Readonly<Record<string, unknown>> | null;
+  /** The sweep's `--proposer-model` (provenance): set → candidate_origin "model-proposer", null → "manual-initial-overlay". */
+  readonly proposerModel?: string | null;
 }
 
 /**
@@ -51,7 +53,7 @@ function promote(input: SweepPromotionInput, policy: Record<string, CandidatePol
     results: aggregateByTaskArm(input.rows),
     policy,
     benchmarkModel: input.model,
-    proposerModel: null,
+    proposerModel: input.proposerModel ?? null,
     effort: input.effort,
     candidateOverlay: input.overlayPath,
     candidateOverlayDigest: input.overlayDigest,

@@ -606,6 +606,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
             complete: status === "complete",
             now: new Date(),
             cePlugin: cePlugin === null ? null : { ...cePlugin.provenance },
+            proposerModel: options.proposerModel,
           });
     const provenance: ReportProvenance = {
       benchmarkModel: options.model,

@@ -1,0 +1,108 @@
+// The proposer path of the offline evolve loop end to end through the real CLI (`wfbench evolve`, no
+// --initial-overlay): generation 0's scripted proposer writes the work-v2 bytes, the sweep measures and promotes them
+// as a model-proposed candidate, and --apply writes them to a temp git repo root; and a proposer whose gen-0 candidate
+// is kept out gets that generation's proposal and bench rows as evidence in generation 1, whose candidate promotes.
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const SKILL = ".claude/skills/demo-work/SKILL.md";
+const SUITE = join(REPO_ROOT, "tasks/demo-implementation.yaml");
+const scratch = mkdtempSync(join(tmpdir(), "evolve-proposer-int-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A git repo root holding the demo's incumbent skills, committed. */
+function repoRoot(name: string): string {
+  const root = join(scratch, name);
+  mkdirSync(join(root, ".claude"), { recursive: true });
+  cpSync(join(REPO_ROOT, "tasks/demo/repos/mathlib/.claude/skills"), join(root, ".claude/skills"), { recursive: true });
+  const git = (...args: string[]): void => {
+    const result = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], { cwd: root, encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+  };
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-q", "-m", "incumbent skills");
+  return root;
+}
+
+function evolve(args: readonly string[]): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["apps/runner/bin/wfbench.mjs", "evolve", "--model", "claude-sonnet-4-5", "--script", "tasks/demo/scripted-model.yaml", ...args], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root", WFBENCH_FROM_SOURCE: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("wfbench evolve, offline, proposer path", () => {
+  let root: string;
+  let out: string;
+  let result: Outcome;
+  beforeAll(async () => {
+    root = repoRoot("proposed");
+    out = join(scratch, "out-proposed");
+    result = await evolve(["--tasks", SUITE, "--proposer-script", "tasks/demo/scripted-proposer.yaml", "--runs", "3", "--workers", "2", "--apply", "--repo-root", root, "--out-root", out]);
+  }, 1_500_000);
+
+  it("promotes the generation-0 proposal and applies the work-v2 bytes to the repo root", () => {
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/PROMOTED: generation 0/u);
+    expect(readFileSync(join(out, "gen-0/proposer/overlay", SKILL)).equals(readFileSync(join(REPO_ROOT, "tasks/demo/overlays/work-v2", SKILL)))).toBe(true);
+    expect(readFileSync(join(root, SKILL)).equals(readFileSync(join(REPO_ROOT, "tasks/demo/overlays/work-v2", SKILL)))).toBe(true);
+  });
+
+  it("keeps the proposer's record and proposal owner-only", () => {
+    for (const file of ["proposer-session.json", "proposal.md"]) {
+      expect(statSync(join(out, "gen-0/proposer", file)).mode & 0o777, file).toBe(0o600);
+    }
+  });
+
+  it("records the candidate as model-proposed in promotion.json", () => {
+    const promotion = JSON.parse(readFileSync(join(out, "gen-0/bench/promotion.json"), "utf8")) as Record<string, unknown>;
+    expect(promotion).toMatchObject({ candidate_origin: "model-proposer", proposer_model: "claude-sonnet-4-5" });
+  });
+});
+
+describe("wfbench evolve, offline, keep_incumbent feeds the next generation", () => {
+  const fixture = join(REPO_ROOT, "apps/evolve/test/fixtures/proposer-feedback/scripted-proposer.yaml");
+  const bytes = (name: string): Buffer => readFileSync(join(REPO_ROOT, "tasks/demo/overlays", name, SKILL));
+  let root: string;
+  let out: string;
+  let result: Outcome;
+  beforeAll(async () => {
+    root = repoRoot("feedback");
+    out = join(scratch, "out-feedback");
+    result = await evolve(["--tasks", SUITE, "--proposer-script", fixture, "--generations", "2", "--runs", "3", "--workers", "2", "--apply", "--repo-root", root, "--out-root", out]);
+  }, 2_400_000);
+
+  it("keeps the incumbent for generation 0's work-v3 proposal", () => {
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(out, "gen-0/proposer/overlay", SKILL)).equals(bytes("work-v3"))).toBe(true);
+    expect(result.stdout).toMatch(/candidate_workflow: keep_incumbent/u);
+  });
+
+  it("gives generation 1's proposer gen-0's proposal and bench rows, so it writes work-v2, which promotes", () => {
+    // The fixture writes work-v2 only when /evidence held prior-proposal.md and a nonempty selected-rows.json.
+    expect(readFileSync(join(out, "gen-1/proposer/overlay", SKILL)).equals(bytes("work-v2"))).toBe(true);
+    expect(result.stdout).toMatch(/PROMOTED: generation 1/u);
+    expect(readFileSync(join(root, SKILL)).equals(bytes("work-v2"))).toBe(true);
+  });
+});
