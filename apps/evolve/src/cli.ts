@@ -28,6 +28,7 @@ const host: EvolveHost = {
   },
   now: () => new Date(),
   wfbench: [process.execPath, wfbenchBin],
+  harnessRoot: fileURLToPath(new URL("../../..", import.meta.url)),
   signal: stop.signal,
 };
 

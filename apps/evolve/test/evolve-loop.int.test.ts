@@ -1,63 +1,27 @@
 // The offline evolve loop end to end through the real CLI (`wfbench evolve`, scripted model, demo repositories): a
 // manual overlay that promotes and is applied to a temp git repo root, one the gate keeps out, a drifted destination
-// refused before any paid step, a promotion.json with an edited schema number refused by the apply-time check, and
-// SIGTERM during a sweep stopping its whole process group.
+// refused before any paid step, the apply-time check refusing a promotion.json whose schema number was edited, whose
+// evidence expired or whose decision no longer recomputes, and SIGTERM during a sweep stopping its process group.
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { readGateOutcome } from "@wfbench/evolve-loop";
 import type { ApplyBindings } from "@wfbench/promotion-gate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, commitIncumbentSkills, runEvolve, type EvolveOutcome } from "./support/evolve-process.js";
 
-const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const SKILL = ".claude/skills/demo-work/SKILL.md";
 const scratch = mkdtempSync(join(tmpdir(), "evolve-loop-int-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** The demo suite's implementation tasks only (every selected task must carry evidence of the candidate arms). */
 const SUITE = join(REPO_ROOT, "tasks/demo-implementation.yaml");
 
 /** A git repo root holding the demo's incumbent skills, committed. */
-function repoRoot(name: string): string {
-  const root = join(scratch, name);
-  mkdirSync(join(root, ".claude"), { recursive: true });
-  cpSync(join(REPO_ROOT, "tasks/demo/repos/mathlib/.claude/skills"), join(root, ".claude/skills"), { recursive: true });
-  const git = (...args: string[]): void => {
-    const result = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], { cwd: root, encoding: "utf8" });
-    expect(result.status, result.stderr).toBe(0);
-  };
-  git("init", "-q");
-  git("add", "-A");
-  git("commit", "-q", "-m", "incumbent skills");
-  return root;
-}
-
-function evolve(args: readonly string[], onStdout?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Outcome & { closedAt: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["apps/runner/bin/wfbench.mjs", "evolve", "--model", "claude-sonnet-4-5", "--script", "tasks/demo/scripted-model.yaml", ...args], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root", WFBENCH_FROM_SOURCE: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-      onStdout?.(stdout, child);
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr, closedAt: Date.now() }));
-  });
-}
+const repoRoot = (name: string): string => commitIncumbentSkills(join(scratch, name));
+const evolve = (args: readonly string[], onStdout?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<EvolveOutcome> => runEvolve(args, onStdout === undefined ? {} : { onStdout });
 
 const overlay = (name: string): string => join(REPO_ROOT, "tasks/demo/overlays", name);
 
@@ -117,7 +81,7 @@ describe("wfbench evolve, offline", () => {
   describe("work-v2 with --apply (one promoted run, several checks)", () => {
     let root: string;
     let out: string;
-    let result: Outcome;
+    let result: EvolveOutcome;
     beforeAll(async () => {
       root = repoRoot("promote");
       out = join(scratch, "out-promote");
@@ -152,6 +116,22 @@ describe("wfbench evolve, offline", () => {
       const outcome = await readGateOutcome(edited, bindings, new Date());
       expect(outcome).toMatchObject({ kind: "not-promoted" });
       expect(outcome.kind === "not-promoted" ? outcome.reason : "").toMatch(/^schema_version: must be 6/u);
+    });
+
+    it("refuses the same promotion.json once its evidence expired, and once a decision no longer recomputes", async () => {
+      const bindings = JSON.parse(readFileSync(join(out, "gen-0/apply-bindings.json"), "utf8")) as ApplyBindings;
+      const promotionPath = join(out, "gen-0/bench/promotion.json");
+      const promotion = JSON.parse(readFileSync(promotionPath, "utf8")) as { evidence_expires_at: string; decisions: { decision: string; reasons: string[] }[] };
+      const afterExpiry = new Date(Date.parse(promotion.evidence_expires_at) + 60_000);
+      const expired = await readGateOutcome(promotionPath, bindings, afterExpiry);
+      expect(expired.kind === "not-promoted" ? expired.reason : expired.kind).toBe("evidence_expires_at: evidence has expired; rerun the benchmark");
+      // A hand-edited reason keeps the decision "promote" but no longer equals what the embedded evidence recomputes.
+      const forged = structuredClone(promotion);
+      forged.decisions[0]?.reasons.push("reviewed by a human");
+      const forgedPath = join(scratch, "promotion-forged-reason.json");
+      writeFileSync(forgedPath, `${JSON.stringify(forged, null, 2)}\n`);
+      const outcome = await readGateOutcome(forgedPath, bindings, new Date());
+      expect(outcome.kind === "not-promoted" ? outcome.reason : outcome.kind).toBe("decisions[0]: does not equal the decision recomputed from its embedded evidence");
     });
   });
 });

@@ -2,60 +2,26 @@
 // --initial-overlay): generation 0's scripted proposer writes the work-v2 bytes, the sweep measures and promotes them
 // as a model-proposed candidate, and --apply writes them to a temp git repo root; and a proposer whose gen-0 candidate
 // is kept out gets that generation's proposal and bench rows as evidence in generation 1, whose candidate promotes.
-import { spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, commitIncumbentSkills, runEvolve, type EvolveOutcome } from "./support/evolve-process.js";
 
-const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const SKILL = ".claude/skills/demo-work/SKILL.md";
 const SUITE = join(REPO_ROOT, "tasks/demo-implementation.yaml");
 const scratch = mkdtempSync(join(tmpdir(), "evolve-proposer-int-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** A git repo root holding the demo's incumbent skills, committed. */
-function repoRoot(name: string): string {
-  const root = join(scratch, name);
-  mkdirSync(join(root, ".claude"), { recursive: true });
-  cpSync(join(REPO_ROOT, "tasks/demo/repos/mathlib/.claude/skills"), join(root, ".claude/skills"), { recursive: true });
-  const git = (...args: string[]): void => {
-    const result = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], { cwd: root, encoding: "utf8" });
-    expect(result.status, result.stderr).toBe(0);
-  };
-  git("init", "-q");
-  git("add", "-A");
-  git("commit", "-q", "-m", "incumbent skills");
-  return root;
-}
-
-function evolve(args: readonly string[]): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["apps/runner/bin/wfbench.mjs", "evolve", "--model", "claude-sonnet-4-5", "--script", "tasks/demo/scripted-model.yaml", ...args], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root", WFBENCH_FROM_SOURCE: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const repoRoot = (name: string): string => commitIncumbentSkills(join(scratch, name));
+const evolve = (args: readonly string[]): Promise<EvolveOutcome> => runEvolve(args);
 
 describe("wfbench evolve, offline, proposer path", () => {
   let root: string;
   let out: string;
-  let result: Outcome;
+  let result: EvolveOutcome;
   beforeAll(async () => {
     root = repoRoot("proposed");
     out = join(scratch, "out-proposed");
@@ -86,7 +52,7 @@ describe("wfbench evolve, offline, keep_incumbent feeds the next generation", ()
   const bytes = (name: string): Buffer => readFileSync(join(REPO_ROOT, "tasks/demo/overlays", name, SKILL));
   let root: string;
   let out: string;
-  let result: Outcome;
+  let result: EvolveOutcome;
   beforeAll(async () => {
     root = repoRoot("feedback");
     out = join(scratch, "out-feedback");

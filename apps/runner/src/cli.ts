@@ -135,6 +135,7 @@ async function evolve(argv: readonly string[]): Promise<number> {
       },
       now: () => new Date(),
       wfbench: [process.execPath, fileURLToPath(new URL("../bin/wfbench.mjs", import.meta.url))],
+      harnessRoot: fileURLToPath(new URL("../../..", import.meta.url)),
       signal: stop.signal,
     });
   } finally {

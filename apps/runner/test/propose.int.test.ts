@@ -8,17 +8,18 @@ import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCandidateOverlay } from "@wfbench/cell-pipeline";
+import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { REPO_ROOT, probeRunnerTools } from "./support/runner-harness.js";
 
 const tools = await probeRunnerTools(import.meta.url);
 const FIXTURES = join(REPO_ROOT, "apps/runner/test/fixtures/propose");
 const SKILLS = { plan: "demo-plan", work: "demo-work", review: "demo-review" };
 
-function wfbench(command: "propose" | "run", args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function wfbench(command: "propose" | "run", args: readonly string[], extraEnv: Readonly<Record<string, string>> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(REPO_ROOT, "apps/runner/bin/wfbench.mjs"), command, ...args], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root", WFBENCH_FROM_SOURCE: "1" },
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: process.env["HOME"] ?? "/root", WFBENCH_FROM_SOURCE: "1", ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -30,7 +31,7 @@ function wfbench(command: "propose" | "run", args: readonly string[]): Promise<{
   });
 }
 
-const propose = (args: readonly string[]) => wfbench("propose", args);
+const propose = (args: readonly string[], extraEnv: Readonly<Record<string, string>> = {}) => wfbench("propose", args, extraEnv);
 
 /** Every tool call of a stored transcript with the text of its result. */
 function toolCalls(outDir: string): { name: string; input: Record<string, unknown>; result: string }[] {
@@ -70,6 +71,41 @@ describe.skipIf(tools.skip)("wfbench propose (offline, scripted proposer)", () =
     git("commit", "-qm", "demo skills with tasks and oracles");
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("checks an Anthropic-compatible endpoint with one canary before the session: a refused key and an unknown model stop there; a working key runs it and no file holds the key", async () => {
+    const key = "sk-ant-wfbench-propose-int-KEY-41d7";
+    const script = await loadScript(join(REPO_ROOT, "tasks/demo/scripted-proposer.yaml"));
+    if (!script.ok) throw new Error(script.error.message);
+    const endpoint = await startScriptedModel({ script: script.value, listen: { host: "127.0.0.1", port: 0 }, requireApiKey: key, knownModels: ["claude-sonnet-4-5"] });
+    try {
+      const real = (out: string, model: string): string[] => ["--tasks", join(repo, "tasks/demo.yaml"), "--repo-root", repo, "--out", out, "--model", model, "--effort", "high", "--timeout", "300", "--profile", "implementation", "--base-url", endpoint.baseUrl];
+      const refused = await propose(real(join(root, "out-key-refused"), "claude-sonnet-4-5"), { WFBENCH_ANTHROPIC_API_KEY: `${key}-wrong` });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("PROPOSER_UPSTREAM_REFUSED: upstream canary: ");
+      expect(refused.stderr).toContain("refused the key: check WFBENCH_ANTHROPIC_API_KEY");
+      expect(existsSync(join(root, "out-key-refused/transcripts"))).toBe(false);
+      expect(JSON.parse(readFileSync(join(root, "out-key-refused/proposer-session.json"), "utf8"))).toMatchObject({ ok: false, upstream_canary: { outcome: "key_refused", http_status: 401 } });
+      const unknown = await propose(real(join(root, "out-model-unknown"), "claude-nonexistent-9"), { WFBENCH_ANTHROPIC_API_KEY: key });
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain("does not serve --model claude-nonexistent-9: pass a model id this endpoint serves");
+      expect(existsSync(join(root, "out-model-unknown/transcripts"))).toBe(false);
+      // Both refusals cost one canary request each; no session reached the endpoint.
+      expect(endpoint.requests.length).toBe(2);
+      const out = join(root, "out-real-endpoint");
+      const run = await propose(real(out, "claude-sonnet-4-5"), { WFBENCH_ANTHROPIC_API_KEY: key });
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      // The canary and every session turn presented the real key (the endpoint answers 401 otherwise).
+      expect(endpoint.requests.slice(2).map((entry) => entry.outcome.kind)).not.toContain("unauthorized");
+      expect(endpoint.requests.length).toBeGreaterThan(3);
+      expect(JSON.parse(readFileSync(join(out, "proposer-session.json"), "utf8"))).toMatchObject({ ok: true, upstream: "anthropic-compatible", upstream_canary: { outcome: "ok" } });
+      const files = execFileSync("find", [out, "-type", "f"], { encoding: "utf8" }).trim().split("\n");
+      expect(files.length).toBeGreaterThan(3);
+      for (const file of files) expect(readFileSync(file).includes(key), file).toBe(false);
+    } finally {
+      await endpoint.close();
+    }
+  }, 300_000);
 
   it("writes the overlay (work-v2's bytes), proposal.md and the redacted record, owner-only, and exits 0", async () => {
     const out = join(root, "out-ok");

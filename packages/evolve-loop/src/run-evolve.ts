@@ -1,9 +1,14 @@
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { resolveClaudeCli } from "@wfbench/claude-cli";
 import { canonicalJson } from "@wfbench/digest";
 import { writeFileAtomic } from "@wfbench/durable-fs";
 import { applyPromotedOverlay, isPromotionError, recoverOverlayTransaction } from "@wfbench/promotion-gate";
+import { loadScript } from "@wfbench/scripted-model";
+import { digestSweepRuntime } from "@wfbench/sweep";
 import type { SuiteSkills, TaskDefinitionBinding } from "@wfbench/task-suite";
 import { buildRunnerArgv, executedBenchmarkArms } from "./build-runner-argv.js";
 import { EvolveLoopError, isEvolveLoopError } from "./errors.js";
@@ -14,6 +19,8 @@ import { buildApplyBindings, readGateOutcome } from "./read-gate-outcome.js";
 import { resolveTaskBindings } from "./resolve-task-bindings.js";
 import { runChild, type ChildOutcome } from "./run-child.js";
 import { startRuntimeBudget, type RuntimeBudget } from "./runtime-budget.js";
+
+const execFileAsync = promisify(execFile);
 
 /** Exit codes of `wfbench evolve`, as `wfbench run`: 0 ok, 1 failure or refusal, 2 bad usage, 130 cancelled. */
 export const EVOLVE_EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130 } as const;
@@ -37,6 +44,8 @@ export interface EvolveHost {
   readonly wfbench?: readonly [string, ...string[]];
   /** Aborted on SIGTERM/SIGINT: the running child's group is stopped and evolve exits 130. */
   readonly signal?: AbortSignal;
+  /** The checkout holding the wfbench sources: its git HEAD is runtime-provenance.json's source_sha (null if none). */
+  readonly harnessRoot?: string;
 }
 
 const SECRET_FLAGS = new Set(["--anthropic-api-key", "--auth-token", "--openai-api-key"]);
@@ -75,6 +84,17 @@ function childEnv(host: EvolveHost, options: EvolveOptions): Record<string, stri
   if (options.authToken !== null) env["WFBENCH_AUTH_TOKEN"] = options.authToken;
   if (options.openaiApiKey !== null) env["WFBENCH_OPENAI_API_KEY"] = options.openaiApiKey;
   return env;
+}
+
+/** git HEAD of `root`, or null when it is not a git checkout (an installed package): provenance, never a gate input. */
+async function readSourceSha(root: string): Promise<string | null> {
+  try {
+    const { stdout } = await execFileAsync("git", ["-C", root, "rev-parse", "--verify", "--end-of-options", "HEAD^{commit}"], { timeout: 10_000, encoding: "utf8" });
+    const sha = stdout.trim();
+    return /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/u.test(sha) ? sha : null;
+  } catch {
+    return null;
+  }
 }
 
 function json(value: unknown): string {
@@ -272,6 +292,13 @@ export async function runEvolve(argv: readonly string[], host: EvolveHost): Prom
   const signal = host.signal ?? new AbortController().signal;
   try {
     const repoRoot = await checkRepoRoot(options.repoRoot);
+    // One runtime digest for every generation's sweep (reference §2.3), so reuse across generations compares like with
+    // like; it is computed here with the sweep's own function from the CLI and script the children will run.
+    const cli = await resolveClaudeCli({ claudeBin: options.claudeBin });
+    const script = options.script === null ? null : await loadScript(options.script);
+    if (script !== null && !script.ok) throw new EvolveLoopError("EVOLVE_LOOP_BAD_INPUT", `--script ${options.script ?? ""}: ${script.error.message}`);
+    const runtimeDigest = await digestSweepRuntime({ claudePath: cli.path, claudeVersion: cli.version, script: script?.value ?? null });
+    const env = { ...childEnv(host, options), WFBENCH_RUNTIME_DIGEST: runtimeDigest };
     await mkdir(options.outRoot, { recursive: true });
     await writeFileAtomic(
       join(options.outRoot, "runtime-provenance.json"),
@@ -280,6 +307,12 @@ export async function runEvolve(argv: readonly string[], host: EvolveHost): Prom
         started_at: startedAt.toISOString(),
         runtime_cap_seconds: options.maxRuntimeS,
         node_version: process.version,
+        claude_cli_version: cli.version,
+        runtime_digest: runtimeDigest,
+        source_sha: host.harnessRoot === undefined ? null : await readSourceSha(host.harnessRoot),
+        profile: options.arms?.includes("review") === true ? "review" : "implementation",
+        ce_plugin_version: options.cePluginVersion,
+        sandbox_backend: options.unsafeNoBwrap ? "host-unsafe" : "bwrap",
         benchmark_model: options.model,
         proposer_model: options.proposerModel,
         effort: options.effort,
@@ -295,7 +328,7 @@ export async function runEvolve(argv: readonly string[], host: EvolveHost): Prom
     const resolved = await resolveTaskBindings({ tasks: options.tasks, includeExpensive: options.includeExpensive, oraclesRoot: resolve(host.cwd, "oracles"), homeDir: host.env["HOME"] ?? null, scratchParent: options.outRoot });
     const bindingsPath = join(options.outRoot, "task-bindings.json");
     await writeFileAtomic(bindingsPath, json(resolved.bindings), { mode: 0o644 });
-    return await runGenerations({ options, host, budget, signal, wfbench: host.wfbench, env: childEnv(host, options), repoRoot, skills: resolved.skills, bindings: resolved.bindings, reviewTaskIds: resolved.reviewTaskIds, bindingsPath });
+    return await runGenerations({ options, host, budget, signal, wfbench: host.wfbench, env, repoRoot, skills: resolved.skills, bindings: resolved.bindings, reviewTaskIds: resolved.reviewTaskIds, bindingsPath });
   } catch (error) {
     if (error instanceof Cancelled) {
       host.stderr("wfbench evolve: cancelled; the running child was stopped\n");

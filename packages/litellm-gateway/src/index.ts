@@ -6,6 +6,6 @@ export type { CellUsageSummary, StreamAccounting } from "./summarize-cell-usage.
 export { readGatewayEnv, GATEWAY_ENV_NAMES } from "./read-gateway-env.js";
 export { resolveUpstreamSettings, ANTHROPIC_BASE_URL, OPENAI_BASE_URL } from "./resolve-upstream-settings.js";
 export type { RealUpstreamSettings, ScriptedChoice, UpstreamFlags, UpstreamSettings, UpstreamSettingsError } from "./resolve-upstream-settings.js";
-export { classifyProbeAnswer, probeUpstream } from "./probe-upstream.js";
-export type { ProbeOutcome, ProbeResult } from "./probe-upstream.js";
+export { classifyProbeAnswer, explainProbeFailure, probeUpstream } from "./probe-upstream.js";
+export type { ProbeContext, ProbeOutcome, ProbeResult } from "./probe-upstream.js";
 export { readPriceTableVersion } from "./price-usage.js";

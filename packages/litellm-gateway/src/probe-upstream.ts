@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import type { RealUpstreamSettings } from "./resolve-upstream-settings.js";
 
 /** How the one-token canary through the gateway ended. */
 export type ProbeOutcome = "ok" | "key_refused" | "model_unknown" | "unreachable" | "failed";
@@ -72,4 +73,32 @@ export function probeUpstream(options: ProbeUpstreamOptions): Promise<ProbeResul
     req.on("error", (error) => resolve({ outcome: "unreachable", httpStatus: null, detail: `the gateway did not answer (${error.message})` }));
     req.end(body);
   });
+}
+
+/** What a canary message names: the route (for the key variable), the endpoint and the model asked for. */
+export interface ProbeContext {
+  readonly kind: RealUpstreamSettings["kind"];
+  readonly baseUrl: string;
+  readonly model: string;
+  /** The probe's detail, already redacted by the caller (it may echo upstream text). */
+  readonly detail: string;
+  /** What the canary protects, e.g. "a sweep" or "a proposer session" (named in the "failed" message). */
+  readonly before: string;
+}
+
+/** The message naming the fix for a canary that did not answer "ok"; null for "ok". Trusts `detail` to be redacted. */
+export function explainProbeFailure(result: ProbeResult, context: ProbeContext): string | null {
+  const where = `${context.baseUrl} (${context.detail})`;
+  switch (result.outcome) {
+    case "ok":
+      return null;
+    case "key_refused":
+      return `upstream canary: ${where} refused the key: check ${context.kind === "openai" ? "WFBENCH_OPENAI_API_KEY / --openai-api-key" : "WFBENCH_ANTHROPIC_API_KEY / --anthropic-api-key (or --auth-token for a Bearer endpoint)"}`;
+    case "model_unknown":
+      return `upstream canary: ${where} does not serve --model ${context.model}: pass a model id this endpoint serves`;
+    case "unreachable":
+      return `upstream canary: ${where} could not be reached: check --base-url and that the endpoint is up`;
+    case "failed":
+      return `upstream canary: ${where} failed the 1-token request: check the endpoint's status before paying for ${context.before}`;
+  }
 }

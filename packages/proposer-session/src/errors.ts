@@ -4,6 +4,8 @@ export type ProposerSessionErrorCode =
   | "PROPOSER_BAD_INPUT"
   /** The evidence source fails a fail-closed check (transcript digest, mode, metadata) or cannot fit the bundle caps. */
   | "PROPOSER_EVIDENCE_INVALID"
+  /** The upstream canary before the session was refused (key, model, endpoint); the message names the fix. */
+  | "PROPOSER_UPSTREAM_REFUSED"
   /** The clone, sandbox, gateway or a file operation failed (an environment failure). */
   | "PROPOSER_ENVIRONMENT_FAILED";
 

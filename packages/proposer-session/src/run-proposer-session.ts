@@ -5,7 +5,7 @@ import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { SETTINGS_STUB_CONTENT, createSandboxedGitRunner, createTemplateCache, materializeCell } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { removeTree, writeFileExclusive } from "@wfbench/durable-fs";
-import { startGateway, type UpstreamSettings } from "@wfbench/litellm-gateway";
+import { explainProbeFailure, probeUpstream, startGateway, type UpstreamSettings } from "@wfbench/litellm-gateway";
 import { redactText } from "@wfbench/redact";
 import { SANDBOX_WORKSPACE, preflight } from "@wfbench/sandbox-bwrap";
 import { startScriptedModel, type Script } from "@wfbench/scripted-model";
@@ -183,6 +183,15 @@ export async function runProposerSession(input: RunProposerInput): Promise<Propo
       upstreamConfig = { kind: input.upstream.kind, baseUrl: input.upstream.baseUrl, apiKey: input.upstream.apiKey, authScheme: input.upstream.authScheme };
     }
     gateway = await startGateway({ listen: { socketPath: join(workDir, "gateway.sock") }, upstream: upstreamConfig, usageLogPath: join(input.outDir, "gateway-usage.jsonl") });
+    if (input.upstream.kind !== "scripted") {
+      // One 1-token request before the paid session: a refused key, an unknown model or a dead endpoint stops here.
+      const canaryCell = "wfbench-upstream-canary";
+      const probe = await probeUpstream({ gateway: { socketPath: join(workDir, "gateway.sock") }, token: gateway.mintCellToken(canaryCell), model: input.model });
+      gateway.revokeCell(canaryCell);
+      record["upstream_canary"] = { outcome: probe.outcome, http_status: probe.httpStatus };
+      const failure = explainProbeFailure(probe, { kind: input.upstream.kind, baseUrl: input.upstream.baseUrl, model: input.model, detail: redactText(probe.detail, secrets), before: "a proposer session" });
+      if (failure !== null) throw new ProposerSessionError("PROPOSER_UPSTREAM_REFUSED", failure);
+    }
     const cellId = "wfbench-proposer";
     const token = gateway.mintCellToken(cellId);
     const home = join(workDir, "home");

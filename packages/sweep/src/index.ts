@@ -6,3 +6,4 @@ export { MAX_SHARDS, SWEEP_PLAN_FILE, assignShard, parseShardSpec } from "./shar
 export type { ShardSpec } from "./shard-plan.js";
 export { mergeShards } from "./merge-shards.js";
 export type { MergeShardsInput, MergeShardsSummary } from "./merge-shards.js";
+export { digestSweepRuntime } from "./runtime-digest.js";

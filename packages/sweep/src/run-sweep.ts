@@ -10,7 +10,7 @@ import { snapshotPlugin, type PluginProvenance } from "@wfbench/plugin-snapshot"
 import { createSandboxedGitRunner, createTemplateCache, templateContentKeyOf, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { removeTree, writeFileAtomic } from "@wfbench/durable-fs";
-import { probeUpstream, readPriceTableVersion, startGateway, type ProbeResult, type UpstreamSettings } from "@wfbench/litellm-gateway";
+import { explainProbeFailure, probeUpstream, startGateway, type ProbeOutcome, type ProbeResult, type UpstreamSettings } from "@wfbench/litellm-gateway";
 import { captureOracle, readReviewLabels, type OracleSnapshot } from "@wfbench/oracle-snapshot";
 import { parseLabels } from "@wfbench/review-scoring";
 import { redactText } from "@wfbench/redact";
@@ -32,9 +32,17 @@ import { REUSE_MAX_AGE_MS } from "./comparator-reuse.js";
 import { TEMPLATE_BINDINGS_FILE, planTemplateSkips, readTemplateBindings, writeTemplateBindings, type TemplateBinding } from "./reuse-templates.js";
 import { planResume } from "./resume-sweep.js";
 import { findTargetBaseDrift, findTaskBindingDrift } from "./check-pinned-bindings.js";
-import { collectRuntimeComponents, computeRuntimeDigest } from "./runtime-digest.js";
+import { digestSweepRuntime } from "./runtime-digest.js";
 
 /** Reference §5.7: one pool across all tasks, at most workers × this many cells ahead of the in-order fold. */
+/** The sweep's error code for each way the upstream canary can refuse. */
+const CANARY_CODES = {
+  key_refused: "SWEEP_UPSTREAM_KEY_REFUSED",
+  model_unknown: "SWEEP_UPSTREAM_MODEL_UNKNOWN",
+  unreachable: "SWEEP_UPSTREAM_UNREACHABLE",
+  failed: "SWEEP_UPSTREAM_FAILED",
+} as const satisfies Record<Exclude<ProbeOutcome, "ok">, string>;
+
 const PACKED_WINDOW_MULTIPLIER = 2;
 /** Default interval of the heartbeat event (issue 14: a sign of life every minute during long cells). */
 const HEARTBEAT_MS = 60_000;
@@ -286,7 +294,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   await prepareOutDir(options.out, options.resume === true);
   const reuseSource = options.reuseResults == null ? null : await openReuseSource(options.reuseResults, options.out);
   if (typeof reuseSource === "string") throw badInput(reuseSource);
-  const runtimeDigest = options.runtimeDigestOverride ?? computeRuntimeDigest(await collectRuntimeComponents({ claudePath: cli.path, claudeVersion: cli.version, script: script?.ok === true ? script.value : null, priceTableVersion: readPriceTableVersion() }));
+  const runtimeDigest = options.runtimeDigestOverride ?? (await digestSweepRuntime({ claudePath: cli.path, claudeVersion: cli.version, script: script?.ok === true ? script.value : null }));
 
   const oracles = new Map<string, OracleSnapshot>();
   for (const task of tasks) {
@@ -437,12 +445,8 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       const token = gateway.mintCellToken(canaryCell);
       canary = await probeUpstream({ gateway: { socketPath: join(workDir, "gateway.sock") }, token, model: options.model });
       gateway.revokeCell(canaryCell);
-      const detail = redactText(canary.detail, secrets);
-      const where = `${upstream.baseUrl} (${detail})`;
-      if (canary.outcome === "key_refused") throw new SweepError("SWEEP_UPSTREAM_KEY_REFUSED", `upstream canary: ${where} refused the key: check ${upstream.kind === "openai" ? "WFBENCH_OPENAI_API_KEY / --openai-api-key" : "WFBENCH_ANTHROPIC_API_KEY / --anthropic-api-key (or --auth-token for a Bearer endpoint)"}`);
-      if (canary.outcome === "model_unknown") throw new SweepError("SWEEP_UPSTREAM_MODEL_UNKNOWN", `upstream canary: ${where} does not serve --model ${options.model}: pass a model id this endpoint serves`);
-      if (canary.outcome === "unreachable") throw new SweepError("SWEEP_UPSTREAM_UNREACHABLE", `upstream canary: ${where} could not be reached: check --base-url and that the endpoint is up`);
-      if (canary.outcome === "failed") throw new SweepError("SWEEP_UPSTREAM_FAILED", `upstream canary: ${where} failed the 1-token request: check the endpoint's status before paying for a sweep`);
+      const failure = explainProbeFailure(canary, { kind: upstream.kind, baseUrl: upstream.baseUrl, model: options.model, detail: redactText(canary.detail, secrets), before: "a sweep" });
+      if (failure !== null) throw new SweepError(CANARY_CODES[canary.outcome as Exclude<ProbeOutcome, "ok">], failure);
     }
     const cellGateway = { hostSocketPath: join(workDir, "gateway.sock"), mintCellToken: gateway.mintCellToken, revokeCell: gateway.revokeCell, summarizeCell: gateway.summarizeCell, flush: gateway.flush };
 

@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { buildArmSessions, renderShellPrefix } from "@wfbench/cell-pipeline";
 import { digestJson, sha256Hex, sha256Stream } from "@wfbench/digest";
+import { readPriceTableVersion } from "@wfbench/litellm-gateway";
 import { ROW_SCHEMA_VERSION, SUPPORTED_ARMS } from "@wfbench/result-row";
 import { describeSandboxPolicy } from "@wfbench/sandbox-bwrap";
 
@@ -58,4 +59,12 @@ export async function collectRuntimeComponents(input: { readonly claudePath: str
 /** The runtime digest: sha256 of the components' canonical JSON. Pure. */
 export function computeRuntimeDigest(components: RuntimeComponents): string {
   return digestJson(components);
+}
+
+/**
+ * The runtime digest a sweep records in its rows when it runs the CLI at `claudePath` (version proved by the CLI
+ * resolver) with this parsed scripted-model script (null: a real upstream) at this build's price table.
+ */
+export async function digestSweepRuntime(input: { readonly claudePath: string; readonly claudeVersion: string; readonly script: unknown }): Promise<string> {
+  return computeRuntimeDigest(await collectRuntimeComponents({ ...input, priceTableVersion: readPriceTableVersion() }));
 }
