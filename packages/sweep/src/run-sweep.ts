@@ -34,7 +34,6 @@ import { planResume } from "./resume-sweep.js";
 import { findTargetBaseDrift, findTaskBindingDrift } from "./check-pinned-bindings.js";
 import { digestSweepRuntime } from "./runtime-digest.js";
 
-/** Reference §5.7: one pool across all tasks, at most workers × this many cells ahead of the in-order fold. */
 /** The sweep's error code for each way the upstream canary can refuse. */
 const CANARY_CODES = {
   key_refused: "SWEEP_UPSTREAM_KEY_REFUSED",
@@ -43,6 +42,7 @@ const CANARY_CODES = {
   failed: "SWEEP_UPSTREAM_FAILED",
 } as const satisfies Record<Exclude<ProbeOutcome, "ok">, string>;
 
+/** Reference §5.7: one pool across all tasks, at most workers × this many cells ahead of the in-order fold. */
 const PACKED_WINDOW_MULTIPLIER = 2;
 /** Default interval of the heartbeat event (issue 14: a sign of life every minute during long cells). */
 const HEARTBEAT_MS = 60_000;
