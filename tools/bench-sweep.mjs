@@ -2,8 +2,9 @@
 // --workers 1 wall time, harness overhead per cell ≤ 0.3 s). Runs the embedded demo suite through the real runner
 // twice, side by side in one invocation, with every scripted turn delayed (default 400 ms) so model time dominates as
 // it would upstream. Prints the wall-time ratio and, from the rows' timings_ms, the median per-cell time outside the
-// CLI sessions (total − Σ session_N).
-// Usage: node tools/bench-sweep.mjs [--delay-ms 400] [--repeats 3] [--workers 3]
+// CLI sessions (total − Σ session_N) and the harness's own part of it (less the task's setup, verify and oracle
+// commands, `task_commands`). --keep leaves the scratch directory (rows, reports) and prints its path.
+// Usage: node tools/bench-sweep.mjs [--delay-ms 400] [--repeats 3] [--workers 3] [--keep]
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -40,15 +41,23 @@ function runSweep(n, label) {
   const started = process.hrtime.bigint();
   const loadBefore = loadavg()[0];
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", WFBENCH_FROM_SOURCE: "1" } });
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", WFBENCH_FROM_SOURCE: "1" } });
     let stderr = "";
+    // Start-up (tsx, templates, the MCP build, the canary) counts once per sweep whatever --workers is: said apart.
+    let startupS = null;
+    let stdout = "";
+    child.stdout.on("data", (chunk) => {
+      if (startupS !== null) return;
+      stdout += chunk;
+      if (/starting \(1\//u.test(stdout)) startupS = Number(process.hrtime.bigint() - started) / 1e9;
+    });
     child.stderr.on("data", (chunk) => (stderr += chunk));
     child.on("error", fail);
     child.on("close", (code) => {
       const wallS = Number(process.hrtime.bigint() - started) / 1e9;
       if (code !== 0) return fail(new Error(`--workers ${n} exited ${code}: ${stderr.slice(-2000)}`));
       const rows = readFileSync(join(out, "results.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
-      done({ wallS, rows, load: [loadBefore, loadavg()[0]] });
+      done({ wallS, startupS, rows, load: [loadBefore, loadavg()[0]] });
     });
   });
 }
@@ -63,6 +72,11 @@ const overheads = (rows) =>
   rows
     .filter((row) => row.timings_ms && typeof row.timings_ms.total === "number")
     .map((row) => row.timings_ms.total - Object.entries(row.timings_ms).filter(([key]) => /^session_\d+$/u.test(key)).reduce((sum, [, ms]) => sum + ms, 0));
+/** Per cell: the harness's own time, outside the sessions and outside the task's own commands (`task_commands`). */
+const ownOverheads = (rows) => {
+  const outside = overheads(rows.filter((row) => typeof row.timings_ms?.task_commands === "number"));
+  return rows.filter((row) => typeof row.timings_ms?.task_commands === "number" && typeof row.timings_ms.total === "number").map((row, i) => outside[i] - row.timings_ms.task_commands);
+};
 /** Median of each non-session phase over the rows, largest first: where the overhead goes. */
 const phases = (rows) => {
   const byPhase = new Map();
@@ -77,11 +91,11 @@ try {
   const ratio = many.wallS / one.wallS;
   const lines = [
     `bench-sweep: demo suite, ${one.rows.length} cells (--repeats ${repeats}), ${delayMs} ms per scripted turn`,
-    `| workers | wall s | cells | median overhead/cell (total − Σ session_N) | 1-min load before → after |`,
-    `|---|---|---|---|---|`,
-    `| 1 | ${one.wallS.toFixed(1)} | ${one.rows.length} | ${fmt(median(overheads(one.rows)))} | ${one.load.map((l) => l.toFixed(1)).join(" → ")} |`,
-    `| ${workers} | ${many.wallS.toFixed(1)} | ${many.rows.length} | ${fmt(median(overheads(many.rows)))} | ${many.load.map((l) => l.toFixed(1)).join(" → ")} |`,
-    `ratio workers ${workers} / workers 1: ${ratio.toFixed(3)} (goal <= 0.40)`,
+    `| workers | wall s | cells | median outside sessions/cell (total − Σ session_N) | median harness's own/cell (− task_commands) | 1-min load before → after |`,
+    `|---|---|---|---|---|---|`,
+    `| 1 | ${one.wallS.toFixed(1)} | ${one.rows.length} | ${fmt(median(overheads(one.rows)))} | ${fmt(median(ownOverheads(one.rows)))} | ${one.load.map((l) => l.toFixed(1)).join(" → ")} |`,
+    `| ${workers} | ${many.wallS.toFixed(1)} | ${many.rows.length} | ${fmt(median(overheads(many.rows)))} | ${fmt(median(ownOverheads(many.rows)))} | ${many.load.map((l) => l.toFixed(1)).join(" → ")} |`,
+    `ratio workers ${workers} / workers 1: ${ratio.toFixed(3)} (goal <= 0.40); start-up before the first cell ${one.startupS?.toFixed(1) ?? "n/a"} s and ${many.startupS?.toFixed(1) ?? "n/a"} s, ratio of the rest ${one.startupS === null || many.startupS === null ? "n/a" : ((many.wallS - many.startupS) / (one.wallS - one.startupS)).toFixed(3)}`,
     `phase medians at --workers 1: ${phases(one.rows).map(([key, ms]) => `${key} ${fmt(ms)}`).join(", ")}`,
     `phase medians at --workers ${workers}: ${phases(many.rows).map(([key, ms]) => `${key} ${fmt(ms)}`).join(", ")}`,
     // The figures are only comparable on a quiet machine: the load says whether they were measured on one.
@@ -89,5 +103,6 @@ try {
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 } finally {
-  rmSync(scratch, { recursive: true, force: true });
+  if (argv.includes("--keep")) process.stdout.write(`kept: ${scratch}\n`);
+  else rmSync(scratch, { recursive: true, force: true });
 }

@@ -188,11 +188,15 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
       for (const row of rows) {
         const timings = row["timings_ms"] as Record<string, number>;
         const sessions = Array.from({ length: sessionsOf[row.arm] ?? 0 }, (_, i) => `session_${i + 1}`);
-        expect(Object.keys(timings).sort(), cellOf(row)).toEqual(["capture", "cleanup", "materialize", "oracle", "setup", "total", "verify", ...sessions].sort());
+        expect(Object.keys(timings).sort(), cellOf(row)).toEqual(["capture", "cleanup", "materialize", "oracle", "setup", "task_commands", "total", "verify", ...sessions].sort());
         const inside = sessions.reduce((sum, key) => sum + (timings[key] ?? 0), 0);
         expect(timings["total"] ?? 0, cellOf(row)).toBeGreaterThanOrEqual(inside);
+        // The task's own commands run inside setup, verify and oracle (a cell's verify always runs one).
+        expect(timings["task_commands"] ?? 0, cellOf(row)).toBeGreaterThan(0);
+        expect(timings["task_commands"] ?? 0, cellOf(row)).toBeLessThanOrEqual((timings["setup"] ?? 0) + (timings["verify"] ?? 0) + (timings["oracle"] ?? 0) + 2);
       }
       expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/Harness overhead: median \d+\.\d\d s per cell \(max \d+\.\d\d s over 12 cell\(s\)\)/u);
+      expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/the harness's own work \(copies, git, digests, staging, cleanup\) a median of \d+\.\d\d s per cell \(max \d+\.\d\d s over 12 cell\(s\)\)/u);
 
       // The outcomes the demo exists to show, judged by the harness from host evidence (verify, the hidden oracle, the
       // parent-captured stream), never from what a session claims: see OUTCOMES.

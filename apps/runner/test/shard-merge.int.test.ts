@@ -53,12 +53,12 @@ function stable(row: Row): Record<string, unknown> {
   return Object.fromEntries(Object.entries(row).filter(([key]) => !VOLATILE.includes(key)));
 }
 
-/** report.md without what the clock decides: every table column about wall time, and the harness-overhead line. */
+/** report.md without what the clock decides: every table column about wall time, and the harness-overhead lines. */
 function stableReport(text: string): string {
   const lines = text.split("\n");
   let wallColumns: number[] = [];
   return lines
-    .filter((line) => !line.startsWith("Harness overhead:"))
+    .filter((line) => !line.startsWith("Harness overhead:") && !line.startsWith("Of that, the task's own commands"))
     .map((line, index) => {
       if (!line.startsWith("|")) {
         wallColumns = [];

@@ -175,8 +175,25 @@ describe("renderReport", () => {
       ]);
       // Overheads 500, 300 and 234 ms: median 0.30 s, max 0.50 s; the untimed row does not count.
       expect(text).toContain("Harness overhead: median 0.30 s per cell (max 0.50 s over 3 cell(s))");
-      expect(text).toContain("Per-phase medians: materialize 0.12 s, setup 0.08 s, verify 0.05 s, oracle 0.03 s, capture 0.01 s, cleanup 0.00 s");
+      // Between phases: 500 − 500, 300 − 300, 234 − 234: nothing untimed.
+      expect(text).toContain("Per-phase medians: materialize 0.12 s, setup 0.08 s, verify 0.05 s, oracle 0.03 s, capture 0.01 s, cleanup 0.00 s, between phases 0.00 s");
+      // No row recorded task_commands (rows of an older harness): no split is claimed.
+      expect(text).not.toContain("the task's own commands");
       expect(render([row("baseline", 0)])).not.toContain("## Harness overhead");
+    });
+
+    it("splits the overhead into the task's own commands and the harness's own work when rows record task_commands", () => {
+      const timed = (total: number, session: number, phases: Record<string, number>) => ({ timings_ms: { total, session_1: session, ...phases } });
+      const text = render([
+        // Outside the session 900 ms: 600 of the task's commands, 300 of the harness, 100 of it between phases.
+        row("baseline", 0, timed(2900, 2000, { materialize: 20, setup: 180, verify: 350, oracle: 250, capture: 0, cleanup: 0, task_commands: 600 })),
+        row("baseline", 1, timed(2500, 2000, { materialize: 20, setup: 100, verify: 200, oracle: 100, capture: 40, cleanup: 40, task_commands: 280 })),
+        row("baseline", 2, timed(2400, 2000, { materialize: 20, setup: 100, verify: 150, oracle: 100, capture: 20, cleanup: 10, task_commands: 250 })),
+      ]);
+      // Outside 900, 500, 400; task commands 600, 280, 250; own 300, 220, 150; between 100, 0, 0.
+      expect(text).toContain("Harness overhead: median 0.50 s per cell (max 0.90 s over 3 cell(s))");
+      expect(text).toContain("between phases 0.00 s");
+      expect(text).toContain("take a median of 0.28 s; the harness's own work (copies, git, digests, staging, cleanup) a median of 0.22 s per cell (max 0.30 s over 3 cell(s)).");
     });
 
     it("prints the gateway's wire medians, n/a when a row lacks them", () => {

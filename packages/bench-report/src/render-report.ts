@@ -134,6 +134,8 @@ function renderPromotionSection(promotion: Promotion): string[] {
 }
 
 const OVERHEAD_PHASES = ["materialize", "setup", "verify", "oracle", "capture", "cleanup"] as const;
+/** The `timings_ms` key of the task's own commands (cell-pipeline's TASK_COMMANDS_PHASE; it overlaps the phases). */
+const TASK_COMMANDS = "task_commands";
 
 function seconds2(ms: number): string {
   return roundHalfEven(ms / 1000, 2).toFixed(2);
@@ -141,21 +143,37 @@ function seconds2(ms: number): string {
 
 /**
  * The harness's own time per cell from `timings_ms`: the cell's total minus its sessions' wall time (model time and CLI
- * start-up live inside the sessions), as a median over the cells that recorded timings; nothing when none did.
+ * start-up live inside the sessions), as a median over the cells that recorded timings; then, for the cells that
+ * recorded `task_commands`, that figure less the task's own commands (setup, verify, the oracle's runs), which is what
+ * the harness itself costs. Nothing when no cell recorded timings.
  */
 function renderHarnessOverhead(rows: readonly ParsedRow[]): string[] {
   const timed = rows.filter((row) => row.timings_ms?.["total"] !== undefined);
   if (timed.length === 0) return [];
-  const overhead = timed.map((row) => {
-    const timings = row.timings_ms ?? {};
+  const outsideSessions = (timings: Readonly<Record<string, number>>): number => {
     const sessions = Object.entries(timings).filter(([phase]) => phase.startsWith("session_")).reduce((sum, [, ms]) => sum + ms, 0);
     return Math.max(0, (timings["total"] ?? 0) - sessions);
-  });
+  };
+  const overhead = timed.map((row) => outsideSessions(row.timings_ms ?? {}));
   const phases = OVERHEAD_PHASES.map((phase) => `${phase} ${seconds2(median(timed.map((row) => row.timings_ms?.[phase] ?? 0)))} s`);
+  // What no phase covers: MCP servers around the sessions, the review workspace checks, the gateway flush, judging.
+  const between = timed.map((row) => {
+    const timings = row.timings_ms ?? {};
+    return Math.max(0, outsideSessions(timings) - OVERHEAD_PHASES.reduce((sum, phase) => sum + (timings[phase] ?? 0), 0));
+  });
+  const split = timed.filter((row) => row.timings_ms?.[TASK_COMMANDS] !== undefined);
+  const own = split.map((row) => Math.max(0, outsideSessions(row.timings_ms ?? {}) - (row.timings_ms?.[TASK_COMMANDS] ?? 0)));
+  const ownLine =
+    split.length === 0
+      ? []
+      : [
+          `Of that, the task's own commands (its setup, verify and oracle runs, sandbox start-up included: \`${TASK_COMMANDS}\`) take a median of ${seconds2(median(split.map((row) => row.timings_ms?.[TASK_COMMANDS] ?? 0)))} s; the harness's own work (copies, git, digests, staging, cleanup) a median of ${seconds2(median(own))} s per cell (max ${seconds2(Math.max(...own))} s over ${split.length} cell(s)).`,
+        ];
   return [
     "## Harness overhead",
     "",
-    `Harness overhead: median ${seconds2(median(overhead))} s per cell (max ${seconds2(Math.max(...overhead))} s over ${timed.length} cell(s)): the cell's wall time outside its CLI sessions, so model time and CLI start-up are excluded. Per-phase medians: ${phases.join(", ")} (\`timings_ms\` in results.jsonl).`,
+    `Harness overhead: median ${seconds2(median(overhead))} s per cell (max ${seconds2(Math.max(...overhead))} s over ${timed.length} cell(s)): the cell's wall time outside its CLI sessions, so model time and CLI start-up are excluded. Per-phase medians: ${phases.join(", ")}, between phases ${seconds2(median(between))} s (\`timings_ms\` in results.jsonl).`,
+    ...ownLine,
     "",
   ];
 }

@@ -9,7 +9,7 @@ import { redactText } from "@wfbench/redact";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import type { RunCellInput } from "./cell-input.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
-import { recordPhase, timePhase } from "./time-phase.js";
+import { TASK_COMMANDS_PHASE, recordPhase, timeEachCall, timePhase } from "./time-phase.js";
 import { recordFields, type CellDraft } from "./empty-row.js";
 import { CellPipelineError } from "./errors.js";
 import { buildWorkspaceGitEnvForSandbox, formatUndiffedMarker, measureWorkspace } from "./inspect-workspace.js";
@@ -110,11 +110,13 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
   const { input, prepared, secrets } = cell;
   const { workspace, baseSha } = prepared;
   const sandbox = input.backend?.run ?? runSandboxed;
+  // Verify and the oracle's runs are the task's own commands; the harness's git below is not.
+  const taskCommand = timeEachCall(draft, TASK_COMMANDS_PHASE, sandbox);
   // Every git from here on (verify, oracle, churn, patch, digest) reads the harness's copy, never the session's .git.
   await resetWorkspaceGit(workspace, prepared.harnessGit, prepared.privateRoot);
   const skillsAfter = await computeSkillFingerprint(workspace, cell.evaluatedSkills).catch(() => "unreadable");
 
-  const verify = await timePhase(draft, "verify", () => runVerify(prepared, input.task.verify, input.timeoutMs, sandbox, input.signal, cell.reviewDir ?? undefined));
+  const verify = await timePhase(draft, "verify", () => runVerify(prepared, input.task.verify, input.timeoutMs, taskCommand, input.signal, cell.reviewDir ?? undefined));
   const verifyOutput = redactText(verify.output, secrets);
   recordFields(draft, { authored_tests_passed: verify.passed, authored_test_output: verifyOutput, verify_output: verifyOutput });
   let verdict: { passed: boolean; output: string };
@@ -135,7 +137,7 @@ export async function measureCell(cell: MeasureCellInput, draft: CellDraft): Pro
       verdict = await timePhase(draft, "oracle", () => runHiddenOracle(input.oracle, {
         workspaceDir: workspace,
         privateRoot: prepared.privateRoot,
-        runner: createBwrapOracleRunner({ env: { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() }, mounts: prepared.dependencyMounts, tmpfs: prepared.dependencyTmpfs, runSandboxed: sandbox }),
+        runner: createBwrapOracleRunner({ env: { ...buildSandboxEnv(), ...buildWorkspaceGitEnvForSandbox() }, mounts: prepared.dependencyMounts, tmpfs: prepared.dependencyTmpfs, runSandboxed: taskCommand }),
         timeoutMs: input.timeoutMs,
         ...(input.signal === undefined ? {} : { signal: input.signal }),
       }));

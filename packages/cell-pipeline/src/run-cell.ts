@@ -22,7 +22,7 @@ import { countMcpToolUses, summarizeSessions } from "./summarize-sessions.js";
 import { buildSessionMcp } from "./build-mcp-config.js";
 import { serveMcpServers, type McpHost } from "./serve-mcp-servers.js";
 import { reconcileCost } from "./reconcile-cost.js";
-import { recordPhase, timePhase } from "./time-phase.js";
+import { TASK_COMMANDS_PHASE, recordPhase, timePhase } from "./time-phase.js";
 
 export type { CellGateway, RunCellInput } from "./cell-input.js";
 
@@ -167,6 +167,8 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
   // Outside the try: a harness failure after a session finished must still report what that session measured.
   const progress: SessionProgress = { sessions: [], planProduced: null, sessionWallMs: [] };
   const cellStarted = performance.now();
+  // Present in every row, 0 when the cell ran none of the task's commands: the report then splits every timed cell.
+  recordPhase(draft, TASK_COMMANDS_PHASE, 0);
   const plannedSessions = buildArmSessions(arm, task.prompt, input.skills).length;
   let sessionsFolded = false;
   let sessionsStarted = false;

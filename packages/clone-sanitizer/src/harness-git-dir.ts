@@ -5,7 +5,7 @@ import { copyTree } from "./copy-tree.js";
 import { SanitizerError } from "./errors.js";
 import { HARDENED_GIT_CONFIG, HARDENED_GIT_ENV } from "./harden-git.js";
 import { inspectRelativePath } from "./inspect-path.js";
-import { DEFAULT_GIT_TIMEOUTS, runGit } from "./run-git.js";
+import { DEFAULT_GIT_TIMEOUTS, runGitOnOwnConfig } from "./run-git.js";
 import { minimalGitConfig } from "./sanitize-clone.js";
 import { createSandboxedGitRunner } from "./sandboxed-git-runner.js";
 
@@ -73,9 +73,10 @@ export async function buildHarnessGitDir(input: BuildHarnessGitDirInput): Promis
   await writeFile(join(gitDir, "info", "attributes"), HARNESS_GIT_ATTRIBUTES, { mode: 0o644 });
   await assertSelfContained(input.dest);
   const ctx = { runner: createSandboxedGitRunner({ writableRoots: [input.dest] }), timeouts: timeoutsOf(input.timeoutMs) };
-  const head = (await runGit(ctx, input.dest, ["rev-parse", "--verify", "--end-of-options", `${input.headSha}^{commit}`])).stdout.trim();
+  // The config and attributes above are the harness's own, written in this call into the private root.
+  const head = (await runGitOnOwnConfig(ctx, input.dest, ["rev-parse", "--verify", "--end-of-options", `${input.headSha}^{commit}`])).stdout.trim();
   if (head !== input.headSha) throw new SanitizerError("SANITIZER_HARNESS_GIT_FAILED", `the copied objects resolve ${input.headSha} to ${head.slice(0, 80)}`);
-  await runGit(ctx, input.dest, ["read-tree", input.headSha]);
+  await runGitOnOwnConfig(ctx, input.dest, ["read-tree", input.headSha]);
   return { gitDir, headSha: input.headSha };
 }
 

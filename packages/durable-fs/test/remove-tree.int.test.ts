@@ -1,5 +1,6 @@
-// removeTree drives GNU find and rm: the cases here are the trees an agent can leave behind that Node's own fs.rm
-// cannot remove (unwritable directories for a non-root owner, a chain deeper than PATH_MAX).
+// removeTree tries Node's fs.rm, then GNU find and rm: the cases here are the trees an agent can leave behind that
+// fs.rm alone cannot remove (unwritable directories for a non-root owner, a chain deeper than PATH_MAX), and a mount
+// inside the tree, which neither may cross.
 import { spawnSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -85,6 +86,24 @@ describe("removeTree", () => {
     await expect(removeTree("relative/path")).rejects.toMatchObject({ code: "DURABLE_FS_REMOVE_FAILED" });
     await expect(removeTree("/")).rejects.toMatchObject({ code: "DURABLE_FS_REMOVE_FAILED" });
     await expect(removeTree("/tmp/..")).rejects.toMatchObject({ code: "DURABLE_FS_REMOVE_FAILED" });
+  });
+
+  // Needs root to mount; a non-root run reports a skip instead of a vacuous pass.
+  it.skipIf(process.getuid?.() !== 0)("never crosses into a mount inside the tree: its files stay and the removal fails naming it", async () => {
+    const root = join(scratch(), "cell");
+    writeFiles(root, { "a/x": "1", "b/y": "2" });
+    const mountPoint = join(root, "a", "mounted");
+    mkdirSync(mountPoint);
+    const mounted = spawnSync("mount", ["-t", "tmpfs", "wfbench-test", mountPoint], { encoding: "utf8" });
+    expect(mounted.status, mounted.stderr).toBe(0);
+    try {
+      writeFileSync(join(mountPoint, "keep.txt"), "keep");
+      await expect(removeTree(root)).rejects.toMatchObject({ code: "DURABLE_FS_REMOVE_FAILED", message: expect.stringContaining("mounted") });
+      expect(readFileSync(join(mountPoint, "keep.txt"), "utf8")).toBe("keep");
+      expect(existsSync(join(root, "b"))).toBe(false);
+    } finally {
+      spawnSync("umount", [mountPoint]);
+    }
   });
 
   // Needs root to hand the tree to another uid; a non-root run reports a skip instead of a vacuous pass.

@@ -387,12 +387,15 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     };
     for (const task of tasks) {
       const recorded = skippedTemplates.get(task.id);
-      if (recorded === undefined) await prepareTemplate(task);
-      else {
-        templateBindings.set(task.id, recorded);
-        input.onEvent({ kind: "warning", message: `reuse-results: task ${task.id}: every planned cell is reused, so its sanitized template and index are not prepared` });
-      }
+      if (recorded === undefined) continue;
+      templateBindings.set(task.id, recorded);
+      input.onEvent({ kind: "warning", message: `reuse-results: task ${task.id}: every planned cell is reused, so its sanitized template and index are not prepared` });
     }
+    // A build is mostly sandboxed git start-ups, so up to `workers` of them overlap (tasks of one repository share one
+    // build through the cache). Every started build settles before a failure is reported, and the one reported is the
+    // first failing task in suite order, whatever order the builds end in.
+    const failures = await settleBounded(tasks.filter((task) => !skippedTemplates.has(task.id)), options.workers, prepareTemplate);
+    if (failures[0] !== undefined) throw failures[0];
     const targetBaseDigests = overlay === null ? {} : await readTargetBases(overlay.value, tasks.filter((task) => armsOf(task).some(isCandidateArm)).map((task) => prepared.get(task.id) as Template));
     // The evolve driver's pins (reference §2.1): a drifted task or destination is refused before any paid work.
     const bindingDrift = options.taskBindings == null ? null : findTaskBindingDrift(options.taskBindings, tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot)));
@@ -673,4 +676,28 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     // eslint-disable-next-line no-unsafe-finally
     if (finished && cleanupError !== null) throw cleanupError;
   }
+}
+
+/**
+ * Runs `step` over `items` with at most `limit` in flight, in order of `items`; resolves once every started step has
+ * settled, with the errors of the failed ones in the order of their items (none: every step succeeded).
+ */
+async function settleBounded<T>(items: readonly T[], limit: number, step: (item: T) => Promise<unknown>): Promise<unknown[]> {
+  const errors: (unknown | undefined)[] = items.map(() => undefined);
+  const failed: boolean[] = items.map(() => false);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      try {
+        await step(items[index] as T);
+      } catch (error) {
+        errors[index] = error;
+        failed[index] = true;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  return errors.filter((_, index) => failed[index]);
 }
