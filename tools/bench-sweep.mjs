@@ -74,8 +74,8 @@ const overheads = (rows) =>
     .map((row) => row.timings_ms.total - Object.entries(row.timings_ms).filter(([key]) => /^session_\d+$/u.test(key)).reduce((sum, [, ms]) => sum + ms, 0));
 /** Per cell: the harness's own time, outside the sessions and outside the task's own commands (`task_commands`). */
 const ownOverheads = (rows) => {
-  const outside = overheads(rows.filter((row) => typeof row.timings_ms?.task_commands === "number"));
-  return rows.filter((row) => typeof row.timings_ms?.task_commands === "number" && typeof row.timings_ms.total === "number").map((row, i) => outside[i] - row.timings_ms.task_commands);
+  const split = rows.filter((row) => typeof row.timings_ms?.task_commands === "number" && typeof row.timings_ms.total === "number");
+  return overheads(split).map((outside, i) => outside - split[i].timings_ms.task_commands);
 };
 /** Median of each non-session phase over the rows, largest first: where the overhead goes. */
 const phases = (rows) => {

@@ -9,7 +9,7 @@ import { applyCandidateOverlay } from "./apply-candidate-overlay.js";
 import { buildSandboxEnv } from "./build-sandbox-env.js";
 import type { RunCellInput } from "./cell-input.js";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
-import { TASK_COMMANDS_PHASE, recordPhase, timeEachCall, timePhase } from "./time-phase.js";
+import { TASK_COMMANDS_PHASE, recordPhase, timePhase } from "./time-phase.js";
 import type { CellDraft } from "./empty-row.js";
 import { digestWorkspaceDiff, readWorkspaceHead } from "./inspect-workspace.js";
 import { resetWorkspaceGit } from "./session-dirs.js";
@@ -85,7 +85,8 @@ export async function prepareCell(input: RunCellInput, cellRoot: string, draft: 
     if (input.task.setup !== null) {
       // Taken before setup: a setup that rewrites the evaluated skills would otherwise measure skills nobody chose.
       const baseSkillDigest = await computeSkillFingerprint(workspace, evaluatedSkills);
-      const setup = await timeEachCall(draft, TASK_COMMANDS_PHASE, sandbox)({ workspace: { hostPath: workspace, mode: "rw" }, mounts: dependencyMounts, tmpfs: dependencyTmpfs, env: buildSandboxEnv(), network: { mode: "none" } }, ["/bin/sh", "-lc", input.task.setup], { timeoutMs: SETUP_TIMEOUT_MS, ...signal });
+      const command = input.task.setup;
+      const setup = await timePhase(draft, TASK_COMMANDS_PHASE, () => sandbox({ workspace: { hostPath: workspace, mode: "rw" }, mounts: dependencyMounts, tmpfs: dependencyTmpfs, env: buildSandboxEnv(), network: { mode: "none" } }, ["/bin/sh", "-lc", command], { timeoutMs: SETUP_TIMEOUT_MS, ...signal }));
       if (!setup.ok) return { ok: false, detail: `setup ${setup.state} (exit ${String(setup.exitCode)}): ${redactText(setup.stderrTail.slice(-1500), secrets)}` };
       const afterSetup = await computeSkillFingerprint(workspace, evaluatedSkills).catch((error: unknown) => `unreadable (${(error as Error).message})`);
       if (afterSetup !== baseSkillDigest) {

@@ -44,9 +44,10 @@ async function holdsMountPoint(path: string): Promise<boolean> {
 /**
  * Removes a tree an agent may have left hostile: directories 0555 or 0000 (a non-root owner cannot list or unlink
  * inside them) and chains deeper than PATH_MAX (Node's fs.rm, which walks by absolute path, fails with
- * ENAMETOOLONG). Node's fs.rm goes first when no mount point lies inside the tree; what it leaves, GNU find (`-execdir chmod u+rwx`, directories only and only those lacking it, never through a
- * symlink, never a file: a file's mode may be shared through a hard link) and `rm -rf --one-file-system` walk with
- * openat-relative descriptors, so depth does not matter. Refuses relative paths and `/`; a missing path is fine.
+ * ENAMETOOLONG). Node's fs.rm goes first when no mount point lies inside the tree; what it leaves, GNU find
+ * (`-execdir chmod u+rwx`, directories only and only those lacking it, never through a symlink, never a file: a file's
+ * mode may be shared through a hard link) and `rm -rf --one-file-system` remove, walking with openat-relative
+ * descriptors, so depth does not matter. Refuses relative paths and `/`; a missing path is fine.
  * @throws {DurableFsError} DURABLE_FS_REMOVE_FAILED when refused or when anything is left behind.
  */
 export async function removeTree(path: string): Promise<void> {
@@ -65,8 +66,8 @@ export async function removeTree(path: string): Promise<void> {
     }
     // The common case in-process (two child processes cost ~8 ms a tree, and a cell removes about ten): fs.rm never
     // follows a link and does what `rm -rf` does. Node 20's stops at a mount point (rmdir says EBUSY before it would
-    // descend), but newer Nodes walk children first, so a tree holding a mount goes to rm --one-file-system. Whatever fs.rm could not remove (a locked directory, a chain deeper than PATH_MAX) is then
-    // removed, or reported, by the tools below.
+    // descend), but newer Nodes walk children first, so a tree holding a mount goes to rm --one-file-system. Whatever
+    // fs.rm could not remove (a locked directory, a chain deeper than PATH_MAX) is then removed, or reported, below.
     if (!(await holdsMountPoint(path))) {
       try {
         await rm(path, { recursive: true, force: true });
