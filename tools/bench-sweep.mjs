@@ -4,9 +4,13 @@
 // it would upstream. Prints the wall-time ratio and, from the rows' timings_ms, the median per-cell time outside the
 // CLI sessions (total − Σ session_N) and the harness's own part of it (less the task's setup, verify and oracle
 // commands, `task_commands`). --keep leaves the scratch directory (rows, reports) and prints its path.
-// Usage: node tools/bench-sweep.mjs [--delay-ms 400] [--repeats 3] [--workers 3] [--keep]
+// --built runs the built CLI (apps/runner/dist, `npx nx run runner:build` first) as an installed `wfbench` does, instead
+// of the TypeScript source through tsx, whose transpiling and larger heap count in both runs.
+// --pairs N repeats the side-by-side pair N times, alternating, and also prints each pair's ratio and their median: this
+// machine's speed drifts within minutes, so one pair can mislead.
+// Usage: node tools/bench-sweep.mjs [--delay-ms 400] [--repeats 3] [--workers 3] [--pairs 1] [--built] [--keep]
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +31,12 @@ const flag = (name, fallback) => {
 const delayMs = flag("--delay-ms", 400);
 const repeats = flag("--repeats", 3);
 const workers = flag("--workers", 3);
+const pairs = Math.max(1, flag("--pairs", 1));
+const built = argv.includes("--built");
+if (built && !existsSync(join(ROOT, "apps/runner/dist/cli.js"))) {
+  process.stderr.write("bench-sweep: --built needs apps/runner/dist/cli.js: run `npx nx run runner:build` first\n");
+  process.exit(2);
+}
 
 const scratch = mkdtempSync(join(tmpdir(), "wfbench-bench-sweep-"));
 const script = parse(readFileSync(join(ROOT, "tasks/demo/scripted-model.yaml"), "utf8"));
@@ -34,14 +44,14 @@ for (const trajectory of script.trajectories) for (const turn of trajectory.turn
 const scriptPath = join(scratch, "scripted-model.yaml");
 writeFileSync(scriptPath, stringify(script));
 
-function runSweep(n, label) {
+function runSweep(n, label, pair = 0) {
   // One directory per run, named by its role: `--workers 1` must not make both runs share one --out.
-  const out = join(scratch, label);
+  const out = join(scratch, `${label}-${pair}`);
   const args = [join(ROOT, "apps/runner/bin/wfbench.mjs"), "run", "--tasks", join(ROOT, "tasks/demo.yaml"), "--script", scriptPath, "--repeats", String(repeats), "--workers", String(n), "--out", out];
   const started = process.hrtime.bigint();
   const loadBefore = loadavg()[0];
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", WFBENCH_FROM_SOURCE: "1" } });
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...(built ? {} : { WFBENCH_FROM_SOURCE: "1" }) } });
     let stderr = "";
     // Start-up (tsx, templates, the MCP build, the canary) counts once per sweep whatever --workers is: said apart.
     let startupS = null;
@@ -86,16 +96,24 @@ const phases = (rows) => {
 const fmt = (ms) => (ms === null ? "n/a" : `${(ms / 1000).toFixed(2)} s`);
 
 try {
-  const one = await runSweep(1, "serial");
-  const many = await runSweep(workers, "parallel");
+  const ratios = [];
+  let one;
+  let many;
+  for (let pair = 0; pair < pairs; pair += 1) {
+    one = await runSweep(1, "serial", pair);
+    many = await runSweep(workers, "parallel", pair);
+    ratios.push([many.wallS / one.wallS, (many.wallS - many.startupS) / (one.wallS - one.startupS), one.wallS, many.wallS]);
+    if (pairs > 1) process.stdout.write(`pair ${pair + 1}/${pairs}: --workers 1 ${one.wallS.toFixed(1)} s, --workers ${workers} ${many.wallS.toFixed(1)} s, ratio ${ratios[pair][0].toFixed(3)}, after start-up ${ratios[pair][1].toFixed(3)}\n`);
+  }
   const ratio = many.wallS / one.wallS;
   const lines = [
-    `bench-sweep: demo suite, ${one.rows.length} cells (--repeats ${repeats}), ${delayMs} ms per scripted turn`,
+    `bench-sweep: demo suite, ${one.rows.length} cells (--repeats ${repeats}), ${delayMs} ms per scripted turn, ${built ? "built CLI (dist)" : "source through tsx"}`,
     `| workers | wall s | cells | median outside sessions/cell (total − Σ session_N) | median harness's own/cell (− task_commands) | 1-min load before → after |`,
     `|---|---|---|---|---|---|`,
     `| 1 | ${one.wallS.toFixed(1)} | ${one.rows.length} | ${fmt(median(overheads(one.rows)))} | ${fmt(median(ownOverheads(one.rows)))} | ${one.load.map((l) => l.toFixed(1)).join(" → ")} |`,
     `| ${workers} | ${many.wallS.toFixed(1)} | ${many.rows.length} | ${fmt(median(overheads(many.rows)))} | ${fmt(median(ownOverheads(many.rows)))} | ${many.load.map((l) => l.toFixed(1)).join(" → ")} |`,
     `ratio workers ${workers} / workers 1: ${ratio.toFixed(3)} (goal <= 0.40); start-up before the first cell ${one.startupS?.toFixed(1) ?? "n/a"} s and ${many.startupS?.toFixed(1) ?? "n/a"} s, ratio of the rest ${one.startupS === null || many.startupS === null ? "n/a" : ((many.wallS - many.startupS) / (one.wallS - one.startupS)).toFixed(3)}`,
+    ...(pairs > 1 ? [`median over ${pairs} pairs: ratio ${median(ratios.map((r) => r[0])).toFixed(3)}, after start-up ${median(ratios.map((r) => r[1])).toFixed(3)} (the table and phases are the last pair's)`] : []),
     `phase medians at --workers 1: ${phases(one.rows).map(([key, ms]) => `${key} ${fmt(ms)}`).join(", ")}`,
     `phase medians at --workers ${workers}: ${phases(many.rows).map(([key, ms]) => `${key} ${fmt(ms)}`).join(", ")}`,
     // The figures are only comparable on a quiet machine: the load says whether they were measured on one.

@@ -171,10 +171,14 @@ describe("nx run runner:bench (the embedded offline demo suite)", () => {
     async () => {
       const out = join(mkdtempSync(join(tmpdir(), "wfbench-demo-")), "out");
       dirs.push(join(out, ".."));
-      const result = await runRunner(["--out", out, "--repeats", "1"]);
+      const result = await runRunner(["--out", out, "--repeats", "1", "--workers", "2"]);
       const context = `exit ${String(result.code)}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
       expect(result.code, context).toBe(0);
       expect(result.stdout).toContain("report:");
+      // Two-session (plan → work) cells start first within the packed window: the second task's workflow cell goes
+      // before the first task's one-session cells, and the count says how many have started. Rows stay canonical.
+      const starts = result.stdout.split("\n").filter((line) => / starting \(/u.test(line));
+      expect(starts.slice(0, 2).map((line) => line.replace(/, \d+m elapsed\)$/u, ")")), context).toEqual(["[demo-clamp][workflow][run 0] starting (1/12)", "[demo-ledger-rounding][workflow][run 0] starting (2/12)"]);
 
       const rows = readResultRows<Row>(out);
       // Implementation arms run on the implementation tasks, the review arm on the review tasks only (Appendix B).

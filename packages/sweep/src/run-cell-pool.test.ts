@@ -105,6 +105,45 @@ describe("runCellPool", () => {
     expect([...never.results].sort()).toEqual([1, 2]);
   });
 
+  it("starts the highest-priority item the window allows first, ties in index order, and never leaves the window", async () => {
+    const started: number[] = [];
+    // Priorities 1,1,2,1,2,1: with window 4 the first picks are 2 (highest in 0..3), then 0; item 4 (priority 2) enters
+    // the window only once item 0 has finished, and then goes before the lower-priority item 1.
+    const rank = [1, 1, 2, 1, 2, 1];
+    const outcome = await runCellPool([20, 40, 40, 5, 5, 5], 2, new AbortController().signal, async (ms, index) => {
+      started.push(index);
+      await tick(ms);
+      return index;
+    }, { window: 4, priority: (index) => rank[index] as number });
+    expect(outcome.failure).toBeNull();
+    expect(started).toEqual([2, 0, 4, 1, 3, 5]);
+  });
+
+  it("starts a lower-priority item that mayStart allows rather than wait for a higher one it refuses", async () => {
+    const started: number[] = [];
+    let finished = 0;
+    const rank = [0, 1, 3, 2];
+    await runCellPool([5, 30, 30, 5], 2, new AbortController().signal, async (ms, index) => {
+      started.push(index);
+      await tick(ms);
+      finished += 1;
+      return index;
+    }, { priority: (index) => rank[index] as number, mayStart: (index) => index !== 3 || finished >= 1 });
+    // Item 2 goes first; item 3 outranks item 1 but is refused while nothing has finished, so item 1 runs beside item
+    // 2; after the first finish item 3 goes before item 0.
+    expect(started).toEqual([2, 1, 3, 0]);
+  });
+
+  it("with nothing running and mayStart refusing everything, starts the oldest unfinished item, not the highest-ranked", async () => {
+    const started: number[] = [];
+    await runCellPool([1, 1, 1], 1, new AbortController().signal, async (_ms, index) => {
+      started.push(index);
+      return index;
+    }, { priority: (index) => index, mayStart: (index) => index === 0 });
+    // Without mayStart the order would be 2, 1, 0: a later item must never start ahead of rows the breaker needs.
+    expect(started).toEqual([0, 1, 2]);
+  });
+
   it("runs nothing for an empty list or zero workers", async () => {
     const run = async (): Promise<number> => 1;
     expect(await runCellPool([], 3, new AbortController().signal, run)).toEqual({ results: [], failure: null });

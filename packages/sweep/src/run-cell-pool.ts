@@ -14,14 +14,20 @@ export interface PoolOptions {
   readonly window?: number;
   /**
    * Asked before item `index` starts and again after every item finishes; false holds it back (e.g. while a trip of the
-   * outage breaker could still land far enough behind it). Ignored when nothing is running, so the pool cannot stall.
+   * outage breaker could still land far enough behind it). When nothing runs and it allows nothing, the oldest
+   * unfinished item starts anyway (every item before it has finished), so the pool cannot stall.
    */
   readonly mayStart?: (index: number) => boolean;
+  /**
+   * Among the items the window and `mayStart` allow, the one with the highest priority starts first (ties: the lower
+   * index). Starting the longest items first keeps a long one from running alone at the end. Default: index order.
+   */
+  readonly priority?: (index: number) => number;
 }
 
 /**
- * Runs `items` through `run`, at most `workers` at once, starting them in order across the whole list (one packed pool,
- * no per-task waves), never more than `window` ahead of the oldest unfinished one. An item that throws stops new items
+ * Runs `items` through `run`, at most `workers` at once, starting them in index (or priority) order across the whole list
+ * (one packed pool, no per-task waves), never more than `window` ahead of the oldest unfinished one. An item that throws stops new items
  * from starting but never abandons the ones still running: the pool settles only after every started item has, so
  * whatever they share (the gateway, the work dir) outlives them. Once `signal` aborts no new item starts. Never rejects.
  */
@@ -41,17 +47,30 @@ export async function runCellPool<I, T>(items: readonly I[], workers: number, si
   };
   const onAbort = (): void => notify();
   signal.addEventListener("abort", onAbort);
-  let next = 0;
+  const started = new Set<number>();
   let active = 0;
-  const held = (index: number): boolean => index >= fold + window || (active > 0 && options.mayStart !== undefined && !options.mayStart(index));
+  const priority = options.priority ?? (() => 0);
+  // The item to start now: unstarted, inside the window, allowed by mayStart, highest priority first; -1 when none may
+  // start yet. With nothing running the fallback is the oldest unfinished item, never a later one: only it has every
+  // predecessor's row known, which is what keeps mayStart's promise when priority reorders the starts.
+  const pick = (): number => {
+    let best = -1;
+    let bestPriority = Number.NEGATIVE_INFINITY;
+    for (let index = fold; index < Math.min(items.length, fold + window); index += 1) {
+      if (started.has(index)) continue;
+      if (options.mayStart !== undefined && !options.mayStart(index)) continue;
+      const rank = priority(index);
+      if (rank > bestPriority) [best, bestPriority] = [index, rank];
+    }
+    return best === -1 && active === 0 && fold < items.length && !started.has(fold) ? fold : best;
+  };
   const worker = async (): Promise<void> => {
     for (;;) {
-      // Wait while the next item would run too far ahead of the fold; an abort or a failure wakes the waiters too.
-      while (!signal.aborted && failure === null && next < items.length && held(next)) await woken;
-      if (signal.aborted || failure !== null) return;
-      const index = next;
-      next += 1;
-      if (index >= items.length) return;
+      // Wait while no unstarted item may start yet; an abort or a failure wakes the waiters too.
+      let index = -1;
+      while (!signal.aborted && failure === null && started.size < items.length && (index = pick()) === -1) await woken;
+      if (signal.aborted || failure !== null || index === -1) return;
+      started.add(index);
       active += 1;
       try {
         results.push(await run(items[index] as I, index));

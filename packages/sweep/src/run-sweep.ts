@@ -2,7 +2,7 @@ import { chmod, lstat, mkdir, readFile, readdir, realpath, writeFile } from "nod
 import { isAbsolute, join, relative, sep } from "node:path";
 import { REPORT_PROVENANCE_FILE, formatReportProvenance, renderReport, openResultsLog, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
 import { writeHtmlReport } from "@wfbench/report-html";
-import { computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay, type CellBackend, type CellCePlugin, type CellIndex } from "@wfbench/cell-pipeline";
+import { buildArmSessions, computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay, type CellBackend, type CellCePlugin, type CellIndex } from "@wfbench/cell-pipeline";
 import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion, type PromotionMetric } from "@wfbench/promotion-gate";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { CE_ARMS, HOST_UNSAFE_ARMS, isCandidateArm, isCeArm, type Arm, type ResultRow } from "@wfbench/result-row";
@@ -50,6 +50,7 @@ const HEARTBEAT_MS = 60_000;
 /** What the sweep tells its caller as it goes (main.ts prints these). */
 export type SweepEvent =
   | { readonly kind: "prepared"; readonly outDir: string; readonly cells: number; readonly claudeVersion: string; readonly shard?: { readonly index: number; readonly count: number; readonly planned: number } | null }
+  /** A cell starts; `index` counts the cells started so far (1-based), which may differ from the cell's canonical place. */
   | { readonly kind: "cell-start"; readonly task: string; readonly arm: Arm; readonly run: number; readonly index: number; readonly total: number; readonly elapsedMs: number }
   | { readonly kind: "cell-end"; readonly row: ResultRow }
   /**
@@ -294,7 +295,10 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   await prepareOutDir(options.out, options.resume === true);
   const reuseSource = options.reuseResults == null ? null : await openReuseSource(options.reuseResults, options.out);
   if (typeof reuseSource === "string") throw badInput(reuseSource);
-  const runtimeDigest = options.runtimeDigestOverride ?? (await digestSweepRuntime({ claudePath: cli.path, claudeVersion: cli.version, script: script?.ok === true ? script.value : null }));
+  // The digest reads the whole CLI binary (~400 MB): it runs beside the oracle capture and the template builds and is
+  // awaited where first needed. The catch only keeps an early failure elsewhere from leaving it unhandled.
+  const runtimeDigestPending = options.runtimeDigestOverride != null ? Promise.resolve(options.runtimeDigestOverride) : digestSweepRuntime({ claudePath: cli.path, claudeVersion: cli.version, script: script?.ok === true ? script.value : null });
+  runtimeDigestPending.catch(() => undefined);
 
   const oracles = new Map<string, OracleSnapshot>();
   for (const task of tasks) {
@@ -324,6 +328,17 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   let model: Awaited<ReturnType<typeof startScriptedModel>> | null = null;
   let gateway: Awaited<ReturnType<typeof startGateway>> | null = null;
   let finished = false;
+  // Staged beside the template builds too (the copy runs in the kernel); awaited before the gateway starts and, on
+  // every path, before the scratch dir it writes into is removed.
+  const runtime = join(workDir, "runtime");
+  const shellPrefixPath = join(runtime, "shell-prefix");
+  const staging = (async (): Promise<string> => {
+    await mkdir(runtime, { mode: 0o700 });
+    await writeFile(shellPrefixPath, renderShellPrefix(), { mode: 0o500 });
+    await chmod(shellPrefixPath, 0o500);
+    return stageExecOnlyBinary(cli.path, join(runtime, "claude"));
+  })();
+  staging.catch(() => undefined);
   try {
     // Reference §6.9: the plugin is copied (bounded, allow-listed, no links) and frozen once, before any paid work;
     // every CE session mounts this copy read-only, and its digest goes into every CE row and promotion.json.
@@ -366,7 +381,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         cells: shardCells.map((cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run })),
         recorded: recorded.bindings,
         source: reuseSource,
-        expected: { model: options.model, effort: options.effort, sandboxBackend, runtimeDigest, now: reuseNow, maxAgeMs: REUSE_MAX_AGE_MS, cePluginVersion: cePlugin?.cell.version ?? null, cePluginManifestDigest: cePlugin?.cell.manifestDigest ?? null },
+        expected: { model: options.model, effort: options.effort, sandboxBackend, runtimeDigest: await runtimeDigestPending, now: reuseNow, maxAgeMs: REUSE_MAX_AGE_MS, cePluginVersion: cePlugin?.cell.version ?? null, cePluginManifestDigest: cePlugin?.cell.manifestDigest ?? null },
       });
     }
     const templateBindings = new Map<string, TemplateBinding>();
@@ -396,6 +411,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     // first failing task in suite order, whatever order the builds end in.
     const failures = await settleBounded(tasks.filter((task) => !skippedTemplates.has(task.id)), options.workers, prepareTemplate);
     if (failures[0] !== undefined) throw failures[0];
+    const runtimeDigest = await runtimeDigestPending;
     const targetBaseDigests = overlay === null ? {} : await readTargetBases(overlay.value, tasks.filter((task) => armsOf(task).some(isCandidateArm)).map((task) => prepared.get(task.id) as Template));
     // The evolve driver's pins (reference §2.1): a drifted task or destination is refused before any paid work.
     const bindingDrift = options.taskBindings == null ? null : findTaskBindingDrift(options.taskBindings, tasks.map((task) => buildTaskBinding(task, sources.get(task.id) as ResolvedSource, oracles.get(task.id) as OracleSnapshot)));
@@ -425,12 +441,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       indexes = built.value;
     }
 
-    const runtime = join(workDir, "runtime");
-    await mkdir(runtime, { mode: 0o700 });
-    const shellPrefixPath = join(runtime, "shell-prefix");
-    await writeFile(shellPrefixPath, renderShellPrefix(), { mode: 0o500 });
-    await chmod(shellPrefixPath, 0o500);
-    const execOnlyClaude = await stageExecOnlyBinary(cli.path, join(runtime, "claude"));
+    const execOnlyClaude = await staging;
     let upstreamConfig: Parameters<typeof startGateway>[0]["upstream"];
     if (upstream.kind === "scripted") {
       if (script === null || !script.ok) throw new SweepError("SWEEP_BAD_INPUT", "--script: the scripted model needs its script");
@@ -542,6 +553,10 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     // work dir); the rows recorded so far still get their report, and the log is closed on every path.
     let pool: Awaited<ReturnType<typeof runCellPool>>;
     let done = 0;
+    let startedCells = 0;
+    // Cells with more CLI sessions (plan → work) start first within the window: longest first keeps one from running
+    // alone at the end of the sweep. Rows still land in canonical order (the committer).
+    const sessionCounts = cells.map((cell) => buildArmSessions(cell.arm, "", suite.value.skills).length);
     const stopHeartbeat = startHeartbeat(input.heartbeatMs ?? HEARTBEAT_MS, () => {
       const now = [...running].sort((a, b) => a - b).map((index) => cells[index] as (typeof cells)[number]);
       input.onEvent({ kind: "heartbeat", elapsedMs: Date.now() - started, done, total: cells.length, running: now.map((cell) => ({ task: cell.task.id, arm: cell.arm, run: cell.run })) });
@@ -549,7 +564,8 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     try {
       pool = await runCellPool(cells, options.workers, AbortSignal.any([signal, trip.signal]), async (cell, index) => {
         running.add(index);
-        input.onEvent({ kind: "cell-start", task: cell.task.id, arm: cell.arm, run: cell.run, index: index + 1, total: cells.length, elapsedMs: Date.now() - started });
+        startedCells += 1;
+        input.onEvent({ kind: "cell-start", task: cell.task.id, arm: cell.arm, run: cell.run, index: startedCells, total: cells.length, elapsedMs: Date.now() - started });
         const row = await runCell({
           task: cell.task,
           arm: cell.arm,
@@ -582,7 +598,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         systemic.set(index, isSystemicRow(row));
         input.onEvent({ kind: "cell-end", row });
         await committer.offer(index, row);
-      }, { window: options.workers * PACKED_WINDOW_MULTIPLIER, mayStart: (index) => !couldTripBy(systemic, index - options.workers, options.outageStreak) });
+      }, { window: options.workers * PACKED_WINDOW_MULTIPLIER, mayStart: (index) => !couldTripBy(systemic, index - options.workers, options.outageStreak), priority: (index) => sessionCounts[index] ?? 0 });
     } finally {
       stopHeartbeat();
       // Rows held behind a cell that threw or never started are still written, in order, before the log closes.
@@ -667,6 +683,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
         if (!finished) input.onEvent({ kind: "warning", message: `cleanup after the failed sweep: ${redactText(String(error), secrets)}` });
       }
     }
+    await Promise.allSettled([staging, runtimeDigestPending]);
     // The report is written and the rows are final: a scratch dir that cannot be removed is the operator's to delete,
     // not a different outcome. removeTree also clears 0555 trees and chains past PATH_MAX a cell left behind.
     await removeTree(workDir).catch((error: unknown) => {
