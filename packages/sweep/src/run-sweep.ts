@@ -24,6 +24,7 @@ import { startHeartbeat } from "./heartbeat.js";
 import { claimScratchDir, reapStaleScratchDirs } from "./scratch-dir.js";
 import { couldTripBy, createOutageBreaker, isSystemicRow } from "./outage-breaker.js";
 import { createInOrderCommitter, runCellPool } from "./run-cell-pool.js";
+import { settleBounded } from "./settle-bounded.js";
 import { createContaminationTracker } from "./contamination.js";
 import { SWEEP_PLAN_FILE, buildSweepPlan, formatSweepPlan, selectShardCells, type ShardSpec } from "./shard-plan.js";
 import { openReuseSource } from "./materialize-reused-row.js";
@@ -693,28 +694,4 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
     // eslint-disable-next-line no-unsafe-finally
     if (finished && cleanupError !== null) throw cleanupError;
   }
-}
-
-/**
- * Runs `step` over `items` with at most `limit` in flight, in order of `items`; resolves once every started step has
- * settled, with the errors of the failed ones in the order of their items (none: every step succeeded).
- */
-async function settleBounded<T>(items: readonly T[], limit: number, step: (item: T) => Promise<unknown>): Promise<unknown[]> {
-  const errors: (unknown | undefined)[] = items.map(() => undefined);
-  const failed: boolean[] = items.map(() => false);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next;
-      next += 1;
-      try {
-        await step(items[index] as T);
-      } catch (error) {
-        errors[index] = error;
-        failed[index] = true;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
-  return errors.filter((_, index) => failed[index]);
 }
