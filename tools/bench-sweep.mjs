@@ -8,6 +8,9 @@
 // of the TypeScript source through tsx, whose transpiling and larger heap count in both runs.
 // --pairs N repeats the side-by-side pair N times, alternating, and also prints each pair's ratio and their median: this
 // machine's speed drifts within minutes, so one pair can mislead.
+// It also prints the CPU the machine spent during each run (every core's busy time in /proc/stat, so anything else
+// running counts too) and what that CPU bounds: no scheduler can finish the parallel run faster than its CPU-seconds
+// over the core count, so that over the serial wall time is the least ratio this machine allows.
 // Usage: node tools/bench-sweep.mjs [--delay-ms 400] [--repeats 3] [--workers 3] [--pairs 1] [--built] [--keep]
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -44,12 +47,22 @@ for (const trajectory of script.trajectories) for (const turn of trajectory.turn
 const scriptPath = join(scratch, "scripted-model.yaml");
 writeFileSync(scriptPath, stringify(script));
 
+/** Busy CPU-seconds of every core since boot (user, nice, system, irq, softirq, steal), from /proc/stat; null off Linux. */
+function busyCpuSeconds() {
+  if (!existsSync("/proc/stat")) return null;
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/u).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = fields;
+  // USER_HZ is 100 on every Linux ABI node runs on (sysconf(_SC_CLK_TCK)).
+  return (user + nice + system + irq + softirq + (steal ?? 0)) / 100;
+}
+
 function runSweep(n, label, pair = 0) {
   // One directory per run, named by its role: `--workers 1` must not make both runs share one --out.
   const out = join(scratch, `${label}-${pair}`);
   const args = [join(ROOT, "apps/runner/bin/wfbench.mjs"), "run", "--tasks", join(ROOT, "tasks/demo.yaml"), "--script", scriptPath, "--repeats", String(repeats), "--workers", String(n), "--out", out];
   const started = process.hrtime.bigint();
   const loadBefore = loadavg()[0];
+  const cpuBefore = busyCpuSeconds();
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...(built ? {} : { WFBENCH_FROM_SOURCE: "1" }) } });
     let stderr = "";
@@ -67,7 +80,8 @@ function runSweep(n, label, pair = 0) {
       const wallS = Number(process.hrtime.bigint() - started) / 1e9;
       if (code !== 0) return fail(new Error(`--workers ${n} exited ${code}: ${stderr.slice(-2000)}`));
       const rows = readFileSync(join(out, "results.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
-      done({ wallS, startupS, rows, load: [loadBefore, loadavg()[0]] });
+      const cpuAfter = busyCpuSeconds();
+      done({ wallS, startupS, rows, load: [loadBefore, loadavg()[0]], cpuS: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore });
     });
   });
 }
@@ -102,18 +116,21 @@ try {
   for (let pair = 0; pair < pairs; pair += 1) {
     one = await runSweep(1, "serial", pair);
     many = await runSweep(workers, "parallel", pair);
-    ratios.push([many.wallS / one.wallS, (many.wallS - many.startupS) / (one.wallS - one.startupS), one.wallS, many.wallS]);
-    if (pairs > 1) process.stdout.write(`pair ${pair + 1}/${pairs}: --workers 1 ${one.wallS.toFixed(1)} s, --workers ${workers} ${many.wallS.toFixed(1)} s, ratio ${ratios[pair][0].toFixed(3)}, after start-up ${ratios[pair][1].toFixed(3)}\n`);
+    ratios.push([many.wallS / one.wallS, (many.wallS - many.startupS) / (one.wallS - one.startupS), one.wallS, many.wallS, many.cpuS === null ? null : many.cpuS / cpus().length / one.wallS]);
+    if (pairs > 1) process.stdout.write(`pair ${pair + 1}/${pairs}: --workers 1 ${one.wallS.toFixed(1)} s, --workers ${workers} ${many.wallS.toFixed(1)} s, ratio ${ratios[pair][0].toFixed(3)}, after start-up ${ratios[pair][1].toFixed(3)}${ratios[pair][4] === null ? "" : `, CPU-bound least ${ratios[pair][4].toFixed(3)}`}\n`);
   }
   const ratio = many.wallS / one.wallS;
   const lines = [
     `bench-sweep: demo suite, ${one.rows.length} cells (--repeats ${repeats}), ${delayMs} ms per scripted turn, ${built ? "built CLI (dist)" : "source through tsx"}`,
-    `| workers | wall s | cells | median outside sessions/cell (total − Σ session_N) | median harness's own/cell (− task_commands) | 1-min load before → after |`,
-    `|---|---|---|---|---|---|`,
-    `| 1 | ${one.wallS.toFixed(1)} | ${one.rows.length} | ${fmt(median(overheads(one.rows)))} | ${fmt(median(ownOverheads(one.rows)))} | ${one.load.map((l) => l.toFixed(1)).join(" → ")} |`,
-    `| ${workers} | ${many.wallS.toFixed(1)} | ${many.rows.length} | ${fmt(median(overheads(many.rows)))} | ${fmt(median(ownOverheads(many.rows)))} | ${many.load.map((l) => l.toFixed(1)).join(" → ")} |`,
+    `| workers | wall s | cells | median outside sessions/cell (total − Σ session_N) | median harness's own/cell (− task_commands) | 1-min load before → after | CPU-s busy (all cores) |`,
+    `|---|---|---|---|---|---|---|`,
+    `| 1 | ${one.wallS.toFixed(1)} | ${one.rows.length} | ${fmt(median(overheads(one.rows)))} | ${fmt(median(ownOverheads(one.rows)))} | ${one.load.map((l) => l.toFixed(1)).join(" → ")} | ${one.cpuS?.toFixed(1) ?? "n/a"} |`,
+    `| ${workers} | ${many.wallS.toFixed(1)} | ${many.rows.length} | ${fmt(median(overheads(many.rows)))} | ${fmt(median(ownOverheads(many.rows)))} | ${many.load.map((l) => l.toFixed(1)).join(" → ")} | ${many.cpuS?.toFixed(1) ?? "n/a"} |`,
     `ratio workers ${workers} / workers 1: ${ratio.toFixed(3)} (goal <= 0.40); start-up before the first cell ${one.startupS?.toFixed(1) ?? "n/a"} s and ${many.startupS?.toFixed(1) ?? "n/a"} s, ratio of the rest ${one.startupS === null || many.startupS === null ? "n/a" : ((many.wallS - many.startupS) / (one.wallS - one.startupS)).toFixed(3)}`,
-    ...(pairs > 1 ? [`median over ${pairs} pairs: ratio ${median(ratios.map((r) => r[0])).toFixed(3)}, after start-up ${median(ratios.map((r) => r[1])).toFixed(3)} (the table and phases are the last pair's)`] : []),
+    ...(many.cpuS === null
+      ? []
+      : [`CPU bound: --workers ${workers} kept the ${cpus().length} cores ${((100 * many.cpuS) / (cpus().length * many.wallS)).toFixed(0)}% busy; its ${many.cpuS.toFixed(1)} CPU-s need at least ${(many.cpuS / cpus().length).toFixed(1)} s on ${cpus().length} cores, so no scheduler gets this run's ratio below ${(many.cpuS / cpus().length / one.wallS).toFixed(3)}`]),
+    ...(pairs > 1 ? [`median over ${pairs} pairs: ratio ${median(ratios.map((r) => r[0])).toFixed(3)}, after start-up ${median(ratios.map((r) => r[1])).toFixed(3)}${ratios[0][4] === null ? "" : `, CPU-bound least ratio ${median(ratios.map((r) => r[4])).toFixed(3)}`} (the table and phases are the last pair's)`] : []),
     `phase medians at --workers 1: ${phases(one.rows).map(([key, ms]) => `${key} ${fmt(ms)}`).join(", ")}`,
     `phase medians at --workers ${workers}: ${phases(many.rows).map(([key, ms]) => `${key} ${fmt(ms)}`).join(", ")}`,
     // The figures are only comparable on a quiet machine: the load says whether they were measured on one.

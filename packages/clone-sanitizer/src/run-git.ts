@@ -76,8 +76,9 @@ async function disableFilterDrivers(ctx: GitContext, cwd: string): Promise<Recor
 
 /**
  * One hardened git call on a git directory whose config the harness itself wrote and nothing else has touched since
- * (the harness git dir): no repository config can name a filter driver there, so runGit's listing of them (a second
- * sandbox start-up per call) is skipped. Anything else goes through runGit.
+ * (the harness git dir; a clone being sanitized once its config is rewritten): no repository config can name a filter
+ * driver there, so runGit's listing of them (a second sandbox start-up per call) is skipped. Anything else goes through
+ * runGit.
  */
 export async function runGitOnOwnConfig(ctx: GitContext, cwd: string, args: readonly string[], options: RunGitOptions = {}): Promise<GitOutcome> {
   return runHardened(ctx, cwd, args, options);

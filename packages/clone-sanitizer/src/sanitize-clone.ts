@@ -4,7 +4,11 @@ import { UnsafeLayoutError, SanitizerError } from "./errors.js";
 import { inspectRelativePath } from "./inspect-path.js";
 import { HARNESS_HIDDEN_PATHS, SETTINGS_STUB_CONTENT, SETTINGS_STUB_PATHS } from "./schema.js";
 import type { DeclarationRejection, Result } from "./result.js";
-import { runGit, type GitContext } from "./run-git.js";
+import type { GitOutcome } from "./git-runner.js";
+import { runGit, runGitOnOwnConfig, type GitContext, type RunGitOptions } from "./run-git.js";
+
+/** One git call in the clone being sanitized, once its config is the harness's own (see sanitizeClone). */
+type CloneGit = (args: readonly string[], options?: RunGitOptions) => Promise<GitOutcome>;
 
 /** Identity and date of every sanitized commit (spec §7.2): fixed so one source tree always yields one sha. */
 export const SANITIZED_COMMIT = {
@@ -79,23 +83,26 @@ export async function sanitizeClone(
   const objectFormat = objectFormatRaw === "sha256" ? "sha256" : "sha1";
   // Before any command reads the index or worktree: a config we did not write may define filter drivers
   // (named by in-tree .gitattributes), hooks or fsmonitor that `-c` overrides cannot all reach.
+  await refuseCommonDir(clone);
   await writeMinimalConfig(clone, objectFormat);
   await rm(join(clone, ".git", "hooks"), { recursive: true, force: true });
+  // From here on the only config git reads is the one just written (system and global are off in every hardened
+  // call, and without a commondir or worktree-config extension nothing else joins it), and no step below writes
+  // config: no filter driver can exist, so each call skips runGit's listing of them (a second sandbox start).
+  const git: CloneGit = (args, options) => runGitOnOwnConfig(ctx, clone, args, options);
 
-  const layout = await checkDeclaredLayout(ctx, clone, request);
+  const layout = await checkDeclaredLayout(git, clone, request);
   if (!layout.ok) return layout;
   const hiddenPaths = layout.value;
 
-  const hiddenObjects = await collectHiddenObjects(ctx, clone, hiddenPaths);
-  await removeHiddenPaths(ctx, clone, hiddenPaths);
-  await neutralizeFiles(ctx, clone, request.neutralize);
-  const settingsStubs = await writeSettingsStubs(ctx, clone);
+  const hiddenObjects = await collectHiddenObjects(git, hiddenPaths);
+  await removeHiddenPaths(git, clone, hiddenPaths);
+  await neutralizeFiles(git, clone, request.neutralize);
+  const settingsStubs = await writeSettingsStubs(git, clone);
 
-  const tree = (await runGit(ctx, clone, ["write-tree"])).stdout.trim();
+  const tree = (await git(["write-tree"])).stdout.trim();
   const sanitizedSha = (
-    await runGit(
-      ctx,
-      clone,
+    await git(
       [
         "-c",
         `user.name=${SANITIZED_COMMIT.name}`,
@@ -110,17 +117,17 @@ export async function sanitizeClone(
     )
   ).stdout.trim();
   // Compare-and-swap: if anything moved HEAD since we read it, the update fails instead of clobbering.
-  await runGit(ctx, clone, ["update-ref", "--no-deref", "HEAD", sanitizedSha, originalSha]);
+  await git(["update-ref", "--no-deref", "HEAD", sanitizedSha, originalSha]);
 
-  await deleteAllRefs(ctx, clone);
-  await runGit(ctx, clone, ["reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all"]);
+  await deleteAllRefs(git, clone);
+  await git(["reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all"]);
   await removePseudoRefs(clone);
   await pruneGitDirectory(clone, objectFormat);
-  await rebuildIndex(ctx, clone);
-  await runGit(ctx, clone, ["repack", "-a", "-d", "-q"], { long: true });
-  await runGit(ctx, clone, ["prune", "--expire=now"], { long: true });
-  await runGit(ctx, clone, ["prune-packed", "-q"], { long: true });
-  await runGit(ctx, clone, ["update-index", "-q", "--refresh"], { accept: [0, 1] });
+  await rebuildIndex(git, clone);
+  await git(["repack", "-a", "-d", "-q"], { long: true });
+  await git(["prune", "--expire=now"], { long: true });
+  await git(["prune-packed", "-q"], { long: true });
+  await git(["update-index", "-q", "--refresh"], { accept: [0, 1] });
   return { ok: true, value: { originalSha, sanitizedSha, tree, objectFormat, hiddenObjects, hiddenPaths, settingsStubs } };
 }
 
@@ -131,7 +138,7 @@ async function assertRealDirectory(path: string, label: string): Promise<void> {
 
 /** Checks the declared layout and returns the paths to remove (declared plus applicable harness folders). */
 async function checkDeclaredLayout(
-  ctx: GitContext,
+  git: CloneGit,
   clone: string,
   request: SanitizeRequest,
 ): Promise<Result<string[], DeclarationRejection>> {
@@ -148,7 +155,7 @@ async function checkDeclaredLayout(
     const seen = await inspectRelativePath(clone, path);
     if (seen.kind === "unsafe-parent") {
       // A symlinked `eval` cannot hold a committed harness tree; deleting through it would hit its target.
-      const committed = await runGit(ctx, clone, ["ls-tree", "-r", "--name-only", "HEAD", "--", path]);
+      const committed = await git(["ls-tree", "-r", "--name-only", "HEAD", "--", path]);
       if (committed.stdout !== "") {
         return reject("hiddenPaths", `harness folder ${path}: component ${seen.component} ${seen.reason}`);
       }
@@ -179,20 +186,18 @@ function reject(field: string, message: string): { ok: false; error: Declaration
   return { ok: false, error: { kind: "invalid-declaration", field, message } };
 }
 
-async function collectHiddenObjects(ctx: GitContext, clone: string, hiddenPaths: readonly string[]): Promise<string[]> {
+async function collectHiddenObjects(git: CloneGit, hiddenPaths: readonly string[]): Promise<string[]> {
   const ids = new Set<string>();
   for (const path of hiddenPaths) {
-    const listed = await runGit(ctx, clone, ["ls-tree", "-r", "-t", "-z", "--format=%(objectname)", "HEAD", "--", path]);
+    const listed = await git(["ls-tree", "-r", "-t", "-z", "--format=%(objectname)", "HEAD", "--", path]);
     for (const id of listed.stdout.split("\0")) if (id !== "") ids.add(id);
   }
   return [...ids].sort();
 }
 
-async function removeHiddenPaths(ctx: GitContext, clone: string, hiddenPaths: readonly string[]): Promise<void> {
+async function removeHiddenPaths(git: CloneGit, clone: string, hiddenPaths: readonly string[]): Promise<void> {
   if (hiddenPaths.length === 0) return;
-  await runGit(
-    ctx,
-    clone,
+  await git(
     ["rm", "-r", "--force", "--quiet", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"],
     { input: hiddenPaths.map((p) => `${p}\0`).join("") },
   );
@@ -200,42 +205,42 @@ async function removeHiddenPaths(ctx: GitContext, clone: string, hiddenPaths: re
   for (const path of hiddenPaths) await rm(join(clone, path), { recursive: true, force: true });
 }
 
-async function neutralizeFiles(ctx: GitContext, clone: string, entries: readonly NeutralizeEntry[]): Promise<void> {
+async function neutralizeFiles(git: CloneGit, clone: string, entries: readonly NeutralizeEntry[]): Promise<void> {
   for (const entry of entries) {
     const seen = await inspectRelativePath(clone, entry.path);
-    const tracked = await runGit(ctx, clone, ["ls-files", "-z", "--", entry.path]);
+    const tracked = await git(["ls-files", "-z", "--", entry.path]);
     if (seen.kind === "absent" && tracked.stdout === "") continue;
     await writeFile(join(clone, entry.path), entry.content, { mode: 0o644 });
     // writeFile keeps an existing file's mode; an executable bit left behind would dirty the status.
     await chmod(join(clone, entry.path), 0o644);
     // --no-filters: the inert bytes are stored as given, never passed through a repo-declared clean filter.
     const oid = (
-      await runGit(ctx, clone, ["hash-object", "-w", "--no-filters", "--stdin"], { input: entry.content })
+      await git(["hash-object", "-w", "--no-filters", "--stdin"], { input: entry.content })
     ).stdout.trim();
-    await runGit(ctx, clone, ["update-index", "--add", "--cacheinfo", `100644,${oid},${entry.path}`]);
+    await git(["update-index", "--add", "--cacheinfo", `100644,${oid},${entry.path}`]);
   }
 }
 
 // Unlike a neutralize entry, a stub is written whether or not the repo has the file: sessions bind over it, and a bind
 // target bwrap had to create would show up in the candidate's diff.
-async function writeSettingsStubs(ctx: GitContext, clone: string): Promise<{ path: string; shipped: boolean }[]> {
+async function writeSettingsStubs(git: CloneGit, clone: string): Promise<{ path: string; shipped: boolean }[]> {
   const written: { path: string; shipped: boolean }[] = [];
-  const oid = (await runGit(ctx, clone, ["hash-object", "-w", "--no-filters", "--stdin"], { input: SETTINGS_STUB_CONTENT })).stdout.trim();
+  const oid = (await git(["hash-object", "-w", "--no-filters", "--stdin"], { input: SETTINGS_STUB_CONTENT })).stdout.trim();
   for (const path of SETTINGS_STUB_PATHS) {
     const seen = await inspectRelativePath(clone, path);
-    const tracked = await runGit(ctx, clone, ["ls-files", "-z", "--", path]);
+    const tracked = await git(["ls-files", "-z", "--", path]);
     // The layout check refused links and non-directories on the way; only missing parents are created here.
     await mkdir(dirname(join(clone, path)), { recursive: true, mode: 0o755 });
     await writeFile(join(clone, path), SETTINGS_STUB_CONTENT, { mode: 0o644 });
     await chmod(join(clone, path), 0o644);
-    await runGit(ctx, clone, ["update-index", "--add", "--cacheinfo", `100644,${oid},${path}`]);
+    await git(["update-index", "--add", "--cacheinfo", `100644,${oid},${path}`]);
     written.push({ path, shipped: seen.kind !== "absent" || tracked.stdout !== "" });
   }
   return written;
 }
 
-async function deleteAllRefs(ctx: GitContext, clone: string): Promise<void> {
-  const listed = await runGit(ctx, clone, ["for-each-ref", "--format=%(refname)"]);
+async function deleteAllRefs(git: CloneGit, clone: string): Promise<void> {
+  const listed = await git(["for-each-ref", "--format=%(refname)"]);
   const refs = listed.stdout.split("\n").filter((line) => line !== "");
   if (refs.length > MAX_CLONE_REFS) {
     throw new SanitizerError("SANITIZER_TOO_MANY_REFS", `clone has ${refs.length} refs (limit ${MAX_CLONE_REFS})`);
@@ -246,7 +251,7 @@ async function deleteAllRefs(ctx: GitContext, clone: string): Promise<void> {
     }
   }
   if (refs.length > 0) {
-    await runGit(ctx, clone, ["update-ref", "--no-deref", "--stdin"], {
+    await git(["update-ref", "--no-deref", "--stdin"], {
       input: refs.map((ref) => `delete ${ref}\n`).join(""),
     });
   }
@@ -304,10 +309,10 @@ async function removeUnmatched(dir: string, keep: RegExp): Promise<void> {
   }
 }
 
-async function rebuildIndex(ctx: GitContext, clone: string): Promise<void> {
+async function rebuildIndex(git: CloneGit, clone: string): Promise<void> {
   // Index extensions (cache-tree, resolve-undo, untracked cache) can name old objects and keep them alive.
   await rm(join(clone, ".git", "index"), { force: true });
-  await runGit(ctx, clone, ["read-tree", "HEAD"]);
+  await git(["read-tree", "HEAD"]);
 }
 
 /** The only repository config the harness ever writes: the object format and core basics, nothing else. */
@@ -318,6 +323,18 @@ export function minimalGitConfig(objectFormat: "sha1" | "sha256"): string {
 }
 
 async function writeMinimalConfig(clone: string, objectFormat: "sha1" | "sha256"): Promise<void> {
-  // A fresh config drops remotes, branch tracking, includes, filters and anything else the clone carried.
-  await writeFile(join(clone, ".git", "config"), minimalGitConfig(objectFormat), { mode: 0o644 });
+  // A fresh config drops remotes, branch tracking, includes, filters and anything else the clone carried; removed
+  // first and created exclusively, so a config planted as a link is replaced, never written through.
+  const path = join(clone, ".git", "config");
+  await rm(path, { force: true });
+  await writeFile(path, minimalGitConfig(objectFormat), { mode: 0o644, flag: "wx" });
+}
+
+/**
+ * Refuses a `.git/commondir` (never in a fresh clone): git would read the config of the directory it names instead of
+ * the one the sanitizer writes, and a filter driver there would run on the skipped-listing calls.
+ */
+async function refuseCommonDir(clone: string): Promise<void> {
+  const stat = await lstat(join(clone, ".git", "commondir")).catch(() => undefined);
+  if (stat !== undefined) throw new UnsafeLayoutError(join(clone, ".git", "commondir"), "a clone to sanitize must not borrow another git directory's config (commondir)");
 }

@@ -1,6 +1,7 @@
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { GitRunner } from "../src/git-runner.js";
 import { createHostGitRunner } from "../src/host-git-runner.js";
 import { prepareTemplate } from "../src/prepare-template.js";
 import { removeTree } from "@wfbench/durable-fs";
@@ -107,5 +108,50 @@ describe.skipIf(!hasGit() && !required)("a task repository's hostile config neve
     expect(outcome.ok).toBe(true);
     expect(markers(cloneMarkers)).toEqual([]);
     expect(git(clone, ["config", "--list", "--local"])).not.toMatch(/fsmonitor|hookspath|filter|sshcommand|remote/i);
+  });
+
+  it("lists filter drivers only while the clone still holds the config it came with", async () => {
+    const clone = join(scratch, "clone");
+    git(scratch, ["clone", "-q", "--no-local", repo, clone]);
+    armRepository(clone, join(scratch, "evil-clone"));
+    const argvs: (readonly string[])[] = [];
+    const counting: GitRunner = { run: (invocation) => (argvs.push(invocation.argv), runner.run(invocation)) };
+    const outcome = await sanitizeClone({ runner: counting, timeouts: DEFAULT_GIT_TIMEOUTS }, clone, { hiddenPaths: ["a.txt"], neutralize: [] });
+    expect(outcome.ok).toBe(true);
+    const listings = argvs.filter((argv) => argv.includes("--get-regexp"));
+    // The two reads before the config is replaced (HEAD and the object format) each list the drivers; nothing after.
+    expect(listings).toHaveLength(2);
+    expect(argvs.length).toBeGreaterThan(15);
+  });
+
+  it("refuses a clone whose .git/commondir borrows another git directory's config, and runs nothing from it", async () => {
+    const clone = join(scratch, "clone");
+    git(scratch, ["clone", "-q", "--no-local", repo, clone]);
+    const cloneMarkers = armRepository(clone, join(scratch, "evil-clone"));
+    // A full copy of the armed git dir as the common dir: git reads its config (the filter) instead of .git/config.
+    const common = join(scratch, "common.git");
+    cpSync(join(clone, ".git"), common, { recursive: true });
+    writeFileSync(join(clone, ".git", "commondir"), `${common}\n`);
+    dirtyStat(join(clone, "data.filtered"));
+    const ctx: GitContext = { runner, timeouts: DEFAULT_GIT_TIMEOUTS };
+    await expect(sanitizeClone(ctx, clone, { hiddenPaths: ["a.txt"], neutralize: [{ path: "data.filtered", content: "inert\n" }] })).rejects.toMatchObject({
+      code: "SANITIZER_UNSAFE_LAYOUT",
+      message: expect.stringContaining("commondir"),
+    });
+    expect(markers(cloneMarkers)).toEqual([]);
+  });
+
+  it("replaces a .git/config planted as a link instead of writing through it", async () => {
+    const clone = join(scratch, "clone");
+    git(scratch, ["clone", "-q", "--no-local", repo, clone]);
+    const outside = join(scratch, "outside-config");
+    writeFileSync(outside, readFileSync(join(clone, ".git", "config")));
+    const before = readFileSync(outside, "utf8");
+    rmSync(join(clone, ".git", "config"));
+    symlinkSync(outside, join(clone, ".git", "config"));
+    const outcome = await sanitizeClone({ runner, timeouts: DEFAULT_GIT_TIMEOUTS }, clone, { hiddenPaths: ["a.txt"], neutralize: [] });
+    expect(outcome.ok).toBe(true);
+    expect(readFileSync(outside, "utf8")).toBe(before);
+    expect(git(clone, ["config", "--list", "--local"])).not.toMatch(/remote/i);
   });
 });
