@@ -24,6 +24,8 @@ describe("attributeFailure: the candidate's failure or the harness's", () => {
     ["the same error before any session", errno("ENAMETOOLONG", "scandir", "/scratch/cell-1/wfbench-cell-x/d"), BEFORE, "harness"],
     ["a path outside the candidate's roots (the harness's private dir)", errno("EACCES", "open", "/scratch/cell-1/private/stage"), AFTER, "harness"],
     ["a root's sibling with a shared prefix", errno("EACCES", "open", "/scratch/cell-1/tmpx/file"), AFTER, "harness"],
+    ["a planted directory named with two leading dots inside the workspace", errno("ELOOP", "open", "/scratch/cell-1/wfbench-cell-x/..loop/x"), AFTER, "workspace"],
+    ["a path climbing out of the workspace", errno("EACCES", "open", "/scratch/cell-1/wfbench-cell-x/../private/x"), AFTER, "harness"],
     ["out of descriptors, even inside the workspace", errno("EMFILE", "open", "/scratch/cell-1/wfbench-cell-x/a"), AFTER, "harness"],
     ["a full disk", errno("ENOSPC", "write", "/scratch/cell-1/wfbench-cell-x/a"), AFTER, "harness"],
     ["a rename from the workspace to the output dir", errno("EXDEV", "rename", "/scratch/cell-1/wfbench-cell-x/a", "/out/a"), AFTER, "harness"],

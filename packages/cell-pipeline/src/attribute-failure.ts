@@ -1,4 +1,5 @@
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute } from "node:path";
+import { isPathWithin } from "@wfbench/durable-fs";
 import type { FailureOrigin } from "./judge-cell.js";
 
 /** Where the cell stood when a failure interrupted it, and which of its paths the candidate could write. */
@@ -16,11 +17,6 @@ const HOST_RESOURCE_CODES = new Set(["EMFILE", "ENFILE", "ENOMEM", "ENOSPC", "ED
 // workspace between staging and the check after the oracle, or plant the stage's name there.
 const CELL_CAUSED_CODES = new Set(["CELL_PIPELINE_WORKSPACE_REFUSED", "ORACLE_STAGE_TAMPERED", "ORACLE_MOUNTPOINT_CHANGED", "ORACLE_STAGE_COLLISION"]);
 
-function isUnder(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
 /**
  * Root cause of a failure that interrupted a cell or its removal. `workspace` (the candidate's failure) only after a
  * session started, and only for: git refusing the workspace it had read before the session
@@ -35,5 +31,5 @@ export function attributeFailure(error: unknown, context: FailureContext): Failu
   if (typeof e.code === "string" && CELL_CAUSED_CODES.has(e.code)) return "workspace";
   if (typeof e.code !== "string" || typeof e.syscall !== "string" || HOST_RESOURCE_CODES.has(e.code)) return "harness";
   const paths = [e.path, e.dest].filter((p): p is string => typeof p === "string" && isAbsolute(p));
-  return paths.length > 0 && paths.every((path) => context.candidateRoots.some((root) => isUnder(path, root))) ? "workspace" : "harness";
+  return paths.length > 0 && paths.every((path) => context.candidateRoots.some((root) => isPathWithin(root, path))) ? "workspace" : "harness";
 }

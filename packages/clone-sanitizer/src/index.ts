@@ -9,6 +9,8 @@ export { materializeCell } from "./materialize-cell.js";
 export { removeTree } from "@wfbench/durable-fs";
 export { buildHarnessGitDir, buildWorkspaceGitEnv, installHarnessGitDir } from "./harness-git-dir.js";
 export type { HarnessGitDir, WorkspaceGitPaths } from "./harness-git-dir.js";
+export { listHiddenHarnessPaths } from "./hidden-harness-paths.js";
+export type { HarnessPath } from "./hidden-harness-paths.js";
 export { inspectRelativePath } from "./inspect-path.js";
 export type { PathInspection } from "./inspect-path.js";
 export { SETTINGS_STUB_CONTENT, SETTINGS_STUB_PATHS } from "./schema.js";

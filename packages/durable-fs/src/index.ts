@@ -7,4 +7,5 @@ export { dropTornTail, openJsonlLog, readJsonl } from "./jsonl-log.js";
 export type { JsonlContents, JsonlLog, OpenJsonlLogOptions } from "./jsonl-log.js";
 export { removeTree } from "./remove-tree.js";
 export { listUnderRoot, openUnderRoot, readFileUnderRoot } from "./open-under-root.js";
+export { isPathWithin } from "./path-within.js";
 export type { NoFollowFile, NoFollowKind } from "./open-under-root.js";

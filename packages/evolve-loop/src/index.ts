@@ -8,8 +8,6 @@ export { EVOLVE_EXIT, runEvolve } from "./run-evolve.js";
 export type { EvolveHost } from "./run-evolve.js";
 export { RUNNER_FLAG_SUPPORT, buildRunnerArgv, executedBenchmarkArms } from "./build-runner-argv.js";
 export type { GenerationSweepInputs, RunnerFlagSupport } from "./build-runner-argv.js";
-export { MAX_LEARNINGS, selectLearnings } from "./select-learnings.js";
-export type { Learning } from "./select-learnings.js";
 export { resolveTaskBindings } from "./resolve-task-bindings.js";
 export type { ResolveTaskBindingsInput, ResolvedTaskBindings } from "./resolve-task-bindings.js";
 export { freezeOverlay } from "./freeze-overlay.js";

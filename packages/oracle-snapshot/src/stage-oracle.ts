@@ -3,8 +3,8 @@ import { constants as fsConstants } from "node:fs";
 import type { Stats } from "node:fs";
 import { lstat, mkdir, open, realpath, rm, rmdir } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
-import { writeFileExclusive } from "@wfbench/durable-fs";
+import { dirname, isAbsolute, join } from "node:path";
+import { isPathWithin, writeFileExclusive } from "@wfbench/durable-fs";
 import {
   OracleStageCollisionError,
   OracleStageInputError,
@@ -45,11 +45,6 @@ export interface StageOracleOptions {
 const TOKEN = /^[0-9a-f]{32}$/;
 const identityOf = (stats: Stats): NodeIdentity => ({ dev: stats.dev, ino: stats.ino });
 
-function isWithin(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
-}
-
 async function requireRealDirectory(path: string, role: string): Promise<Stats> {
   if (!isAbsolute(path)) throw new OracleStageInputError(`${role} ${path} must be an absolute path`);
   let resolved: string;
@@ -74,7 +69,7 @@ async function requireRealDirectory(path: string, role: string): Promise<Stats> 
 export async function checkStageRoots(workspaceDir: string, privateRoot: string): Promise<void> {
   await requireRealDirectory(workspaceDir, "workspace");
   const privateStats = await requireRealDirectory(privateRoot, "private root");
-  if (isWithin(workspaceDir, privateRoot))
+  if (isPathWithin(workspaceDir, privateRoot))
     throw new OracleStageInputError("the private root must lie outside the workspace");
   if ((privateStats.mode & 0o022) !== 0)
     throw new OracleStageInputError(`private root ${privateRoot} must not be writable by group or others`);

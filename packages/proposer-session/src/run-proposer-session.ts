@@ -1,8 +1,8 @@
-import { chmod, lstat, mkdir, mkdtemp, readFile, realpath, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { chmod, lstat, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { readCandidateOverlay, renderShellPrefix, runSession, type CandidateOverlay, type SessionRecord, type SessionSpec } from "@wfbench/cell-pipeline";
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
-import { SETTINGS_STUB_CONTENT, createSandboxedGitRunner, createTemplateCache, materializeCell } from "@wfbench/clone-sanitizer";
+import { SETTINGS_STUB_CONTENT, createSandboxedGitRunner, createTemplateCache, listHiddenHarnessPaths, materializeCell } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { removeTree, writeFileExclusive } from "@wfbench/durable-fs";
 import { explainProbeFailure, probeUpstream, startGateway, type UpstreamSettings } from "@wfbench/litellm-gateway";
@@ -59,16 +59,15 @@ export function listProfileSkills(profile: ProposerProfile, skills: SuiteSkills)
 
 /** Repo-relative paths the clone must not carry: tasks/, oracles/ and the suite's and oracle root's directories. */
 async function hiddenPaths(repoRoot: string, suitePath: string, oraclesPath: string | null): Promise<string[]> {
-  const root = await realpath(repoRoot);
-  const hidden = new Set(["tasks", "oracles"]);
-  for (const path of [dirname(suitePath), suitePath, ...(oraclesPath === null ? [] : [oraclesPath])]) {
-    const real = await realpath(path).catch(() => path);
-    const rel = relative(root, real);
-    if (rel === "") throw new ProposerSessionError("PROPOSER_BAD_INPUT", `${path} is the repository root itself: keep the suite and the oracles in a subdirectory (or outside) of --repo-root`);
-    if (!rel.startsWith("..") && !isAbsolute(rel)) hidden.add(rel.split(sep).join("/"));
-  }
-  // A path under another hidden path goes with it.
-  return [...hidden].filter((path) => ![...hidden].some((other) => path.startsWith(`${other}/`))).sort();
+  const listed = await listHiddenHarnessPaths(repoRoot, [
+    { path: join(repoRoot, "tasks"), flag: "the default tasks directory" },
+    { path: join(repoRoot, "oracles"), flag: "the default oracles directory" },
+    { path: dirname(suitePath), flag: "--tasks's directory" },
+    { path: suitePath, flag: "--tasks" },
+    ...(oraclesPath === null ? [] : [{ path: oraclesPath, flag: "--oracles" }]),
+  ]);
+  if (!listed.ok) throw new ProposerSessionError("PROPOSER_BAD_INPUT", `${listed.error} (the repository is --repo-root ${repoRoot})`);
+  return listed.value;
 }
 
 function describeSession(session: SessionRecord | null): Record<string, unknown> | null {

@@ -41,6 +41,22 @@ describe("selectSkillLearnings", () => {
     expect(picked).toHaveLength(BUNDLE_LIMITS.maxLearnings);
     expect(picked[0]).toEqual({ skill: "demo-work", n: 5 });
   });
+
+  it("keeps each row as written and skips non-objects, a non-string skill and a torn last line", () => {
+    const text = [
+      '{"skill":"demo-work","date":"2026-07-25","task":"#1","friction":"slow","suggestion":"cache"}',
+      "{not json",
+      '"demo-work"',
+      '{"skill":42}',
+      "",
+      '{"skill":"demo-review","suggestion":"shorter"}',
+      '{"skill":"demo-plan"',
+    ].join("\n");
+    expect(selectSkillLearnings(text, ["demo-plan", "demo-work", "demo-review"])).toEqual([
+      { skill: "demo-work", date: "2026-07-25", task: "#1", friction: "slow", suggestion: "cache" },
+      { skill: "demo-review", suggestion: "shorter" },
+    ]);
+  });
 });
 
 describe("stageEvidenceBundle", () => {

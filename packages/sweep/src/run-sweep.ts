@@ -1,5 +1,5 @@
-import { chmod, lstat, mkdir, readFile, readdir, realpath, writeFile } from "node:fs/promises";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { chmod, lstat, mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
 import { REPORT_PROVENANCE_FILE, formatReportProvenance, renderReport, openResultsLog, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
 import { writeHtmlReport } from "@wfbench/report-html";
 import { buildArmSessions, computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay, type CellBackend, type CellCePlugin, type CellIndex } from "@wfbench/cell-pipeline";
@@ -7,7 +7,7 @@ import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, form
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { CE_ARMS, HOST_UNSAFE_ARMS, isCandidateArm, isCeArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { snapshotPlugin, type PluginProvenance } from "@wfbench/plugin-snapshot";
-import { createSandboxedGitRunner, createTemplateCache, templateContentKeyOf, type Template } from "@wfbench/clone-sanitizer";
+import { createSandboxedGitRunner, createTemplateCache, listHiddenHarnessPaths, templateContentKeyOf, type Template } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { removeTree, writeFileAtomic } from "@wfbench/durable-fs";
 import { explainProbeFailure, probeUpstream, startGateway, type ProbeOutcome, type ProbeResult, type UpstreamSettings } from "@wfbench/litellm-gateway";
@@ -172,23 +172,6 @@ async function prepareOutDir(out: string, resume: boolean): Promise<void> {
   await mkdir(out, { recursive: true });
   const existing = await readdir(out);
   if (existing.length > 0) throw new SweepError("SWEEP_BAD_INPUT", `--out ${out} is not empty : pass a new directory`);
-}
-
-/**
- * Repo-relative paths of the oracle root and the suite file when they sit inside a task's source tree: the sanitized
- * clone must not carry the hidden oracle bytes or the oracle command. An oracle root that is the whole repository
- * cannot be hidden and is refused.
- */
-async function hiddenHarnessPaths(sourceRoot: string, harness: readonly { path: string; flag: string }[]): Promise<string[] | string> {
-  const root = await realpath(sourceRoot);
-  const hidden: string[] = [];
-  for (const { path, flag } of harness) {
-    const real = await realpath(path).catch(() => path);
-    const rel = relative(root, real);
-    if (rel === "") return `${flag} ${path} is the task repository itself: keep hidden oracles outside the task's repo or in a subdirectory of it`;
-    if (!rel.startsWith("..") && !isAbsolute(rel)) hidden.push(rel.split(sep).join("/"));
-  }
-  return hidden;
 }
 
 function withIndex(index: CellIndex | undefined): { index?: CellIndex } {
@@ -357,12 +340,13 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
       const source = await resolver.resolve(task);
       if (!source.ok) throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field ${source.error.field}: ${source.error.message}`);
       sources.set(task.id, source.value);
-      const hiddenPaths = await hiddenHarnessPaths(source.value.origin === "git" ? source.value.repo : task.repo, [
+      // The sanitized clone must not carry the hidden oracle bytes or the oracle command.
+      const hiddenPaths = await listHiddenHarnessPaths(source.value.origin === "git" ? source.value.repo : task.repo, [
         { path: options.oracles, flag: "--oracles" },
         { path: options.tasks, flag: "--tasks" },
       ]);
-      if (typeof hiddenPaths === "string") throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field repo: ${hiddenPaths}`);
-      templateInputs.set(task.id, { repo: source.value.repo, sha: source.value.sha, hiddenPaths: [...hiddenPaths], neutralize: [] });
+      if (!hiddenPaths.ok) throw badInput(`${options.tasks}: task ${JSON.stringify(task.id)} field repo: ${hiddenPaths.error}`);
+      templateInputs.set(task.id, { repo: source.value.repo, sha: source.value.sha, hiddenPaths: hiddenPaths.value, neutralize: [] });
     }
     const planned: { task: Task; arm: Arm; run: number }[] = [];
     for (const task of tasks) for (let run = 0; run < options.repeats; run += 1) for (const arm of armsOf(task)) planned.push({ task, arm, run });
