@@ -45,6 +45,7 @@ describe.skipIf(tools.skip)("an oracle root inside the task repository", () => {
     const inside = await sweep("inside", holding, join(holding, "..oracles"));
     expect(clean.sha).toMatch(/^[0-9a-f]{40}$/);
     expect(inside.sha).toBe(clean.sha);
+    expect(typeof clean.resolved).toBe("boolean");
     expect(inside.resolved).toBe(clean.resolved);
   }, 240_000);
 });

@@ -4,21 +4,19 @@
  * started step has settled, with the errors of the failed ones in the order of their items (none: all succeeded).
  */
 export async function settleBounded<T>(items: readonly T[], limit: number, step: (item: T) => Promise<unknown>): Promise<unknown[]> {
-  const errors: (unknown | undefined)[] = items.map(() => undefined);
-  const failed: boolean[] = items.map(() => false);
+  const failures = new Map<number, unknown>();
   let next = 0;
   const lane = async (): Promise<void> => {
-    while (next < items.length && !failed.includes(true)) {
+    while (next < items.length && failures.size === 0) {
       const index = next;
       next += 1;
       try {
         await step(items[index] as T);
       } catch (error) {
-        errors[index] = error;
-        failed[index] = true;
+        failures.set(index, error);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
-  return errors.filter((_, index) => failed[index]);
+  return [...failures].sort(([a], [b]) => a - b).map(([, error]) => error);
 }
