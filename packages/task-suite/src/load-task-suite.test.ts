@@ -168,5 +168,15 @@ describe("parseTaskSuite", () => {
       expect(!result.ok && result.error.field).toBe(field);
       expect(!result.ok && result.error.message).toContain("Fix: ");
     });
+
+    it("names where a YAML syntax error stopped the parser, and how to fix it, not the top level's shape", () => {
+      const result = parseTaskSuite("tasks:\n  - id: a\n    prompt: [unclosed\n", "/suite/demo.yaml", "/suite");
+      expect(result.ok).toBe(false);
+      const message = !result.ok ? result.error.message : "";
+      expect(message).toMatch(/not valid YAML \(line \d+, column \d+: /u);
+      expect(message).not.toContain("\n");
+      expect(message).toContain("Fix: correct the YAML syntax");
+      expect(message).not.toContain("top level a mapping");
+    });
   });
 });

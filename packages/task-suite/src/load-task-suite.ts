@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { validateOracleDeclaration, type OracleDeclaration } from "@wfbench/oracle-snapshot";
 import { ROOT_FIELD, formatIssuePath, isBlankPython } from "@wfbench/pycompat";
-import { parse as parseYaml } from "yaml";
+import { YAMLError, parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { isReviewTask } from "./is-review-task.js";
 import { REVIEW_CASES_DIR, loadReviewCaseCorpus, reviewCaseSetupCommand, type ReviewCaseCorpus } from "./review-case-corpus.js";
@@ -115,6 +115,14 @@ function fixFor(field: string): string {
   return FIXES[head] ?? "see reference §3.1 for the task file format";
 }
 
+/** The parser's reason and where it stopped (`line L, column C`), without its multi-line code frame. */
+function describeYamlError(cause: unknown): string {
+  if (!(cause instanceof YAMLError)) return (cause as Error).message.split("\n")[0] ?? "parse error";
+  const reason = cause.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/u, "") ?? "parse error";
+  const at = cause.linePos?.[0];
+  return at === undefined ? reason : `line ${at.line}, column ${at.col}: ${reason}`;
+}
+
 function firstIssue(error: z.ZodError): { field: string; message: string } {
   const issue = error.issues[0];
   if (issue === undefined) return { field: "(unknown)", message: "invalid" };
@@ -157,15 +165,16 @@ function resolveRepo(repo: string, baseDir: string, homeDir: string | null): str
  * task, the field and the fix. `baseDir` resolves relative `repo` paths. Never touches the disk.
  */
 export function parseTaskSuite(text: string, file: string, baseDir: string, options: LoadTaskSuiteOptions = {}, reviewCorpus: LoadedReviewCorpus | null = null): TaskSuiteResult {
-  const refuse = (task: string | null, field: string, message: string, problems = 1): TaskSuiteResult => ({
+  const refuse = (task: string | null, field: string, message: string, problems = 1, fix = fixFor(field)): TaskSuiteResult => ({
     ok: false,
-    error: { file, task, field, message: `${file}: ${task === null ? "" : `task ${JSON.stringify(task)}, `}field ${field}: ${message}. Fix: ${fixFor(field)}`, fix: fixFor(field), problems },
+    error: { file, task, field, message: `${file}: ${task === null ? "" : `task ${JSON.stringify(task)}, `}field ${field}: ${message}. Fix: ${fix}`, fix, problems },
   });
   let raw: unknown;
   try {
     raw = parseYaml(text, { uniqueKeys: true, maxAliasCount: 100 });
   } catch (cause) {
-    return refuse(null, "tasks", `not valid YAML (${(cause as Error).message.split("\n")[0] ?? "parse error"})`);
+    // A syntax error is not a schema error: name where the parser stopped, not the shape of the top level.
+    return refuse(null, "tasks", `not valid YAML (${describeYamlError(cause)})`, 1, "correct the YAML syntax at that line (indentation, an unclosed bracket or quote, a duplicate key)");
   }
   const top = SuiteFileSchema.safeParse(raw);
   if (!top.success) {
