@@ -1,5 +1,5 @@
 // `wfbench report`: re-renders the report files of an existing output directory from its results.jsonl.
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { REPORT_PROVENANCE_FILE, parseReportProvenance, readResultsLog, renderReport } from "@wfbench/bench-report";
 import { writeFileAtomic } from "@wfbench/durable-fs";
@@ -30,6 +30,11 @@ async function readOptional(path: string): Promise<string | null> {
 export async function rerenderReport(outDirArg: string, cwd: string): Promise<RerenderedReport> {
   const outDir = isAbsolute(outDirArg) ? outDirArg : resolve(cwd, outDirArg);
   const resultsPath = join(outDir, "results.jsonl");
+  const dir = await stat(outDir).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+    throw error;
+  });
+  if (dir === null || !dir.isDirectory()) throw new RunnerError("RUNNER_BAD_INPUT", `${outDir} ${dir === null ? "does not exist" : "is not a directory"}: pass the output directory of a finished \`wfbench run\``);
   const provenanceText = await readOptional(join(outDir, REPORT_PROVENANCE_FILE));
   if (provenanceText === null) throw new RunnerError("RUNNER_BAD_INPUT", `${outDir} has no ${REPORT_PROVENANCE_FILE}: pass the output directory of a finished \`wfbench run\` (older runners did not write it; re-run the sweep)`);
   const provenance = parseReportProvenance(provenanceText);

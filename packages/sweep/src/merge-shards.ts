@@ -1,4 +1,4 @@
-import { mkdir, readdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { REPORT_PROVENANCE_FILE, formatReportProvenance, openResultsLog, parseReportProvenance, readResultsLog, renderReport, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
 import { canonicalJson, digestJson, sha256Hex } from "@wfbench/digest";
@@ -8,6 +8,7 @@ import { writeHtmlReport } from "@wfbench/report-html";
 import { ResultRowSchema, isSupportedArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { buildSweepPromotion } from "./build-sweep-promotion.js";
 import { createContaminationTracker } from "./contamination.js";
+import { createEmptyOutDir } from "./create-empty-out-dir.js";
 import { SweepError } from "./errors.js";
 import { SWEEP_PLAN_FILE, SweepPlanSchema, assignShard, buildSweepPlan, cellKey, formatSweepPlan, type SweepPlan } from "./shard-plan.js";
 
@@ -165,8 +166,7 @@ function checkRowIdentity(rows: readonly ResultRow[], found: ReadonlyMap<string,
 }
 
 async function prepareMergeDir(out: string): Promise<void> {
-  await mkdir(out, { recursive: true });
-  if ((await readdir(out)).length > 0) throw refuse(`merge output ${out} is not empty: pass a new directory`);
+  await createEmptyOutDir(out, "merge output");
 }
 
 // With `out` null it only verifies: the merge checks every artifact before it creates anything.

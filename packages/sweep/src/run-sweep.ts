@@ -1,4 +1,4 @@
-import { chmod, lstat, mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { REPORT_PROVENANCE_FILE, formatReportProvenance, renderReport, openResultsLog, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
 import { writeHtmlReport } from "@wfbench/report-html";
@@ -19,6 +19,7 @@ import { loadScript, startScriptedModel } from "@wfbench/scripted-model";
 import { buildTaskBinding, createTaskSourceResolver, isReviewTask, loadTaskSuite, type ResolvedSource, type Task } from "@wfbench/task-suite";
 import { buildIndexes } from "./build-indexes.js";
 import { buildSweepPromotion } from "./build-sweep-promotion.js";
+import { createEmptyOutDir } from "./create-empty-out-dir.js";
 import { SweepError } from "./errors.js";
 import { startHeartbeat } from "./heartbeat.js";
 import { claimScratchDir, reapStaleScratchDirs } from "./scratch-dir.js";
@@ -169,9 +170,7 @@ async function prepareOutDir(out: string, resume: boolean): Promise<void> {
     if (stat === null || !stat.isFile()) throw new SweepError("SWEEP_BAD_INPUT", `--resume ${out} holds no regular results.jsonl: pass the output directory of the interrupted sweep`);
     return;
   }
-  await mkdir(out, { recursive: true });
-  const existing = await readdir(out);
-  if (existing.length > 0) throw new SweepError("SWEEP_BAD_INPUT", `--out ${out} is not empty : pass a new directory`);
+  await createEmptyOutDir(out, "--out");
 }
 
 function withIndex(index: CellIndex | undefined): { index?: CellIndex } {
