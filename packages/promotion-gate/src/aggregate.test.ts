@@ -156,3 +156,20 @@ describe("aggregateByTaskArm", () => {
     expect(results["b"]?.["candidate_workflow"]?.runs).toBe(1);
   });
 });
+
+describe("aggregate: audit findings", () => {
+  it("lists a promotion metric some valid run left unmeasured, and only then", () => {
+    const measured = aggregate([row(), row()]);
+    expect(measured).not.toHaveProperty("unmeasured_metrics");
+    const partial = aggregate([row({ output_tokens: null, num_turns: null }), row(), row({ duration_s: null, error_kind: "infra-error", resolved: false })]);
+    // Excluded rows never enter medians, so the infra-error row's missing duration does not count.
+    expect(partial.unmeasured_metrics).toEqual(["num_turns", "output_tokens"]);
+  });
+
+  it("writes error_kinds in code-point order whatever order the rows came in", () => {
+    const a = row({ error_kind: "verify-failed", resolved: false });
+    const b = row({ error_kind: "oracle-failed", resolved: false });
+    expect(JSON.stringify(aggregate([a, b]).error_kinds)).toBe(JSON.stringify(aggregate([b, a]).error_kinds));
+    expect(Object.keys(aggregate([a, b]).error_kinds)).toEqual(["oracle-failed", "verify-failed"]);
+  });
+});

@@ -1,7 +1,7 @@
 import { compareCodePoints } from "@wfbench/digest";
 import { median } from "@wfbench/pycompat";
 import { EVIDENCE_FAILURE_KINDS, EXECUTION_FAILURE_KINDS, REVIEW_METRIC_FIELDS, isExcludedErrorKind } from "@wfbench/result-row";
-import { TRANSCRIPT_MISSING_REASON } from "./constants.js";
+import { TRANSCRIPT_MISSING_REASON, UNMEASURABLE_MEDIAN_METRICS } from "./constants.js";
 import { MEDIAN_FIELDS, type Aggregate, type AggregatedResults, type GateRow } from "./schema.js";
 
 const REVIEW_INVALID_KIND = "review-evidence-invalid";
@@ -82,10 +82,17 @@ export function aggregate(rows: readonly GateRow[]): Aggregate {
     if (execution === null && evidence.length === 0) admissible += 1;
   }
 
-  const errorKinds: Record<string, number> = {};
+  const kindCounts = new Map<string, number>();
   for (const row of rows) {
-    if (row.error_kind != null) errorKinds[row.error_kind] = (errorKinds[row.error_kind] ?? 0) + 1;
+    if (row.error_kind != null) kindCounts.set(row.error_kind, (kindCounts.get(row.error_kind) ?? 0) + 1);
   }
+  // Code-point order, so promotion.json's bytes never depend on the order the rows arrived in (resume, shards).
+  const errorKinds: Record<string, number> = {};
+  for (const kind of [...kindCounts.keys()].sort(compareCodePoints)) errorKinds[kind] = kindCounts.get(kind) as number;
+  // A promotion metric a valid run did not measure (null, or absent from an older row) has no median: its median
+  // field stays the 0-filled figure the report shows, and the gate reads the metric as unavailable (§4.2: an
+  // unmeasured value is never 0, or a candidate wins on cheapness it never showed).
+  const unmeasured = UNMEASURABLE_MEDIAN_METRICS.filter((field) => valid.some((row) => row[field] == null));
 
   const result: Aggregate = {
     class: first.class,
@@ -104,6 +111,7 @@ export function aggregate(rows: readonly GateRow[]): Aggregate {
     ...medians,
     cost_usd: costUsd,
     cli_cost_usd: cliCostUsd,
+    ...(unmeasured.length > 0 ? { unmeasured_metrics: unmeasured } : {}),
   };
 
   if (valid.some((row) => row.review_weighted_f1 !== undefined)) {

@@ -1,5 +1,5 @@
 import { compareCodePoints } from "@wfbench/digest";
-import { CANDIDATE_ARM_NAMES } from "@wfbench/result-row";
+import { CANDIDATE_ARMS } from "@wfbench/result-row";
 import type { AggregatedResults } from "./schema.js";
 
 /** §5.8 status of one arm over a sweep's fresh attempts. */
@@ -17,8 +17,13 @@ export interface ArmHealth {
   readonly reasons: readonly string[];
 }
 
-/** The arms whose measurement health gates a sweep (reference §5.8): every candidate arm, `review` and `ce_review`. */
-export const HEALTH_CHECKED_ARMS: ReadonlySet<string> = new Set<string>([...CANDIDATE_ARM_NAMES, "review", "ce_review"]);
+/**
+ * The arms whose measurement health gates a sweep (reference §5.8: the incumbents candidates are measured against,
+ * `CANDIDATE_ARMS.values()`, plus `review` and `ce_review`): workflow, workflow_direct, review, ce_review. A candidate
+ * that fails every run is a negative result the gate judges, not an unusable harness; an incumbent that does leaves
+ * nothing to compare against.
+ */
+export const HEALTH_CHECKED_ARMS: ReadonlySet<string> = new Set<string>([...Object.values(CANDIDATE_ARMS), "review", "ce_review"]);
 
 /**
  * Sums fresh attempts, admissible rows and execution / evidence failures per checked arm over all tasks and classifies

@@ -65,3 +65,22 @@ describe("checkAggregate", () => {
     );
   });
 });
+
+describe("checkAggregate: audit findings", () => {
+  it.each<[Partial<Aggregate>, string]>([
+    [{ cost_usd: -0.5 }, "cost_usd"],
+    [{ cost_usd: Number.NaN }, "cost_usd"],
+    [{ cli_cost_usd: Number.POSITIVE_INFINITY }, "cli_cost_usd"],
+    [{ output_tokens: -1 }, "output_tokens"],
+    [{ duration_s: Number.NEGATIVE_INFINITY }, "duration_s"],
+    [{ num_turns: Number.NaN }, "num_turns"],
+    [{ diff_files: -2 }, "diff_files"],
+  ])("refuses a negative or non-finite measurement (%o → %s)", (overrides, field) => {
+    expect(checkAggregate(makeAggregate(overrides))?.field).toBe(field);
+  });
+
+  it("refuses a negative or non-finite review metric", () => {
+    expect(checkAggregate(makeReviewAggregate({ review_weighted_f1: -0.1 }))?.field).toBe("review_weighted_f1");
+    expect(checkAggregate(makeReviewAggregate({ review_false_positives: Number.NaN }))?.field).toBe("review_false_positives");
+  });
+});

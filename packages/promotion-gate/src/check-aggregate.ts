@@ -1,6 +1,8 @@
-import { EXCLUDED_ERROR_KINDS, EXECUTION_FAILURE_KINDS, isErrorKind, type ErrorKind } from "@wfbench/result-row";
+import { EXCLUDED_ERROR_KINDS, EXECUTION_FAILURE_KINDS, REVIEW_METRIC_FIELDS, isErrorKind, type ErrorKind } from "@wfbench/result-row";
 import { AggregateInvariantError } from "./errors.js";
-import type { Aggregate } from "./schema.js";
+import { MEDIAN_FIELDS, type Aggregate } from "./schema.js";
+
+const MEASURED_FIELDS: readonly string[] = [...MEDIAN_FIELDS, "cost_usd", "cli_cost_usd", ...REVIEW_METRIC_FIELDS];
 
 /** An aggregate field that breaks a §5.2 invariant, and the rule it breaks. */
 export interface AggregateRefusal {
@@ -46,6 +48,13 @@ export function checkAggregate(aggregate: Aggregate): AggregateRefusal | null {
   // Rows carrying an excluded kind are excluded; fresh execution failures are rows carrying an execution kind.
   if (sumOf(a.error_kinds, EXCLUDED_ERROR_KINDS) > a.excluded_runs) return { field: "excluded_runs", message: "must count at least every row with an excluded error kind" };
   if (a.execution_failures > sumOf(a.error_kinds, EXECUTION_FAILURE_KINDS)) return above("execution_failures", "the rows carrying an execution-failure kind");
+  // Medians of measurements the row contract keeps finite and ≥ 0: a negative or non-finite one would flip or blow up
+  // an improvement percentage (a negative incumbent cost reads as a 200% saving).
+  for (const field of MEASURED_FIELDS) {
+    const value: unknown = (a as Record<string, unknown>)[field];
+    if (value === null || value === undefined) continue;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return { field, message: "must be a finite non-negative number (or null when unmeasured)" };
+  }
   return null;
 }
 

@@ -4,6 +4,12 @@ export const PROMOTION_METRICS = ["output_tokens", "cost_usd", "duration_s", "nu
 /** One of PROMOTION_METRICS. */
 export type PromotionMetric = (typeof PROMOTION_METRICS)[number];
 
+/**
+ * Promotion metrics that are also aggregate medians (reference §5.2) and that a valid run may leave unmeasured (null);
+ * code-point sorted, the order an aggregate's `unmeasured_metrics` lists them in.
+ */
+export const UNMEASURABLE_MEDIAN_METRICS = ["duration_s", "num_turns", "output_tokens"] as const;
+
 /** Metrics that count only the main loop: subagent work is invisible in them. */
 export const MAIN_LOOP_ONLY_METRICS: readonly PromotionMetric[] = ["output_tokens", "num_turns"];
 

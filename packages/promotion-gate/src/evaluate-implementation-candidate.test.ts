@@ -281,3 +281,49 @@ describe("evaluateImplementationCandidate", () => {
     });
   });
 });
+
+describe("evaluateImplementationCandidate: audit findings", () => {
+  const gateRow = (overrides: Partial<GateRow>): GateRow => ({
+    task: "t1",
+    arm: "workflow",
+    class: "trivial",
+    error_kind: null,
+    resolved: false,
+    cost_usd: 1,
+    wire_cost_usd: 1,
+    output_tokens: 1000,
+    duration_s: 100,
+    num_turns: 10,
+    transcript_missing: false,
+    ...overrides,
+  });
+
+  it.each(["output_tokens", "duration_s", "num_turns"] as const)(
+    "never promotes on %s a valid candidate run never measured (null usage is not 0)",
+    (metric) => {
+      // The incumbent never resolves; the candidate resolves once and aborts its own session twice, so the CLI reports
+      // no usage for those runs. Treating the unmeasured usage as 0 made the candidate look 100% cheaper.
+      const aborted = gateRow({ arm: "candidate_workflow", error_kind: "session-aborted-by-agent", output_tokens: null, duration_s: null, num_turns: null });
+      const rows = [gateRow({}), gateRow({}), gateRow({}), gateRow({ arm: "candidate_workflow", resolved: true }), aborted, aborted];
+      const decision = evaluateImplementationCandidate({
+        results: aggregateByTaskArm(rows),
+        incumbentArm: "workflow",
+        candidateArm: "candidate_workflow",
+        policy: implementationPolicy({ metric }),
+        model: "claude-x",
+      });
+      expect(decision.decision).toBe("insufficient_evidence");
+      expect(decision.tasks[0]).toMatchObject({ candidate_metric: null, improvement_pct: null, gated: true });
+      expect(decision.reasons).toContain(`t1: ${metric} was not measured on every run (metric unavailable)`);
+    },
+  );
+
+  it.each<[string, number | null, number | null]>([
+    ["a negative incumbent cost", -1, 1],
+    ["a negative candidate cost", 1, -1],
+    ["a NaN cost", Number.NaN, 1],
+    ["an infinite candidate saving", 1, Number.NEGATIVE_INFINITY],
+  ])("refuses to decide on %s (no sweep produces one)", (_name, incCost, candCost) => {
+    expect(() => decide({ t1: [{ cost_usd: incCost }, { cost_usd: candCost }] })).toThrow(/cost_usd/);
+  });
+});

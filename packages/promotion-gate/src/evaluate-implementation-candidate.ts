@@ -33,6 +33,11 @@ function containsKind(aggregate: Aggregate, kind: ErrorKind): boolean {
   return (aggregate.error_kinds[kind] ?? 0) > 0;
 }
 
+/** The aggregate's metric, or null when it is unpriced (cost) or some valid run left it unmeasured. */
+function readMetric(aggregate: Aggregate, metric: PromotionMetric): number | null {
+  return (aggregate.unmeasured_metrics as readonly string[] | undefined)?.includes(metric) === true ? null : aggregate[metric];
+}
+
 function formatRate(rate: number): string {
   return formatNumber(100 * rate, 1);
 }
@@ -79,8 +84,8 @@ export function evaluateImplementationCandidate(input: ImplementationCandidateIn
     const candRuns = cand.valid_runs;
     const incRate = computeRate(inc.resolved, incRuns);
     const candRate = computeRate(cand.resolved, candRuns);
-    const incMetric = inc[metric];
-    const candMetric = cand[metric];
+    const incMetric = readMetric(inc, metric);
+    const candMetric = readMetric(cand, metric);
     const metricAvailable = incMetric !== null && candMetric !== null;
     // Order of float operations matters for exact recompute: 100*(inc−cand) first, then /inc.
     const improvement = metricAvailable && incMetric !== 0 ? roundHalfEven((100 * (incMetric - candMetric)) / incMetric, 1) : null;

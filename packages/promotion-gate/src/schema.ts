@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CANDIDATE_ARM_NAMES, ParsedRowSchema } from "@wfbench/result-row";
-import { PROMOTION_METRICS, REVIEW_METRIC } from "./constants.js";
+import { PROMOTION_METRICS, REVIEW_METRIC, UNMEASURABLE_MEDIAN_METRICS } from "./constants.js";
 
 const count = z.number().int().nonnegative();
 
@@ -98,6 +98,11 @@ export const AggregateSchema = z.object({
   cost_usd: z.number().finite().nullable(),
   /** The median of rows' CLI-reported `cost_usd`, shown beside the cost of record; absent in older promotion files. */
   cli_cost_usd: z.number().finite().nullable().optional(),
+  /**
+   * Promotion metrics some valid run left unmeasured (null): the gate reads them as unavailable, whatever the 0-filled
+   * median beside them says. Absent when every valid run measured them (and in older promotion files).
+   */
+  unmeasured_metrics: z.array(z.enum(UNMEASURABLE_MEDIAN_METRICS)).optional(),
   review_true_positives: nullableMetric,
   review_false_positives: nullableMetric,
   review_false_negatives: nullableMetric,

@@ -115,3 +115,14 @@ describe("validatePromotionForApply", () => {
     expect(validatePromotionForApply(makePromotionJson(), bindings, NOW)).toMatchObject({ ok: false, error: { field: "bindings.benchmark_model" } });
   });
 });
+
+describe("validatePromotionForApply: audit findings", () => {
+  it("recomputes evidence whose aggregates list an unmeasured metric the policy does not gate on", () => {
+    const input = makePromotionInput();
+    const results = { ...input.results, "task-a": { ...input.results["task-a"], candidate_workflow: makeAggregate({ cost_usd: 0.89, unmeasured_metrics: ["num_turns"] }) } };
+    const withUnmeasured = makePromotionInput({ results });
+    const promotion = makePromotionJson(withUnmeasured);
+    expect(((promotion["decisions"] as Json[])[0]?.["tasks"] as Json[])[0]?.["candidate"].unmeasured_metrics).toEqual(["num_turns"]);
+    expect(validatePromotionForApply(promotion, makeBindings(withUnmeasured), NOW).ok).toBe(true);
+  });
+});
