@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { assistant, encode, init, jsonl, result } from "../test/support/events.js";
 import { isEvidenceError } from "./errors.js";
 import { createEvidenceStreamParser, parseEvidenceBytes, parseEvidenceStream } from "./parse-evidence-stream.js";
-import type { StreamEvent } from "./schema.js";
+import { MAX_EVENT_DEPTH, type StreamEvent } from "./schema.js";
 
 const good = jsonl([init(["a"]), assistant([{ type: "text", text: "héllo 👋 — ünïcode" }]), result()]);
 
@@ -79,6 +79,16 @@ describe("parseEvidenceStream", () => {
       const parsed = parseEvidenceBytes(encode(text));
       expect(parsed.ok).toBe(false);
       if (!parsed.ok) expect(parsed.error).toMatchObject({ code, line });
+    });
+
+    it("refuses (never throws on) an event nested deeper than the bound, e.g. a model-written tool input", () => {
+      const deep = `${"[".repeat(50_000)}${"]".repeat(50_000)}`;
+      const text = `${JSON.stringify(init())}\n{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"x":${deep}}}]}}\n${JSON.stringify(result())}\n`;
+      const parsed = parseEvidenceBytes(encode(text));
+      expect(!parsed.ok && parsed.error).toMatchObject({ code: "EVIDENCE_NESTING_TOO_DEEP", line: 2 });
+      const atBound = `${"[".repeat(MAX_EVENT_DEPTH - 5)}${"]".repeat(MAX_EVENT_DEPTH - 5)}`;
+      const ok = `${JSON.stringify(init())}\n{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"x":${atBound}}}]}}\n${JSON.stringify(result())}\n`;
+      expect(parseEvidenceBytes(encode(ok)).ok).toBe(true);
     });
 
     it("never echoes line content in the refusal message", () => {

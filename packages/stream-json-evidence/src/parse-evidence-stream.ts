@@ -8,7 +8,8 @@ import {
   type EvidenceRejection,
   type EvidenceRejectionCode,
 } from "./errors.js";
-import { DEFAULT_MAX_BYTES, ParseOptionsSchema, isJsonObject, type JsonValue, type StreamEvent } from "./schema.js";
+import { exceedsNestingDepth, findJsonValueDefect } from "./inspect-json-value.js";
+import { DEFAULT_MAX_BYTES, MAX_EVENT_DEPTH, ParseOptionsSchema, isJsonObject, type JsonValue, type StreamEvent } from "./schema.js";
 
 /** Options of {@link parseEvidenceStream}. */
 export interface ParseEvidenceOptions {
@@ -59,17 +60,6 @@ function validateOptions(options: ParseEvidenceOptions): { maxBytes: number; cap
   return { maxBytes: parsed.data.maxBytes ?? DEFAULT_MAX_BYTES, captureTruncated: parsed.data.captureTruncated ?? false, onEvent };
 }
 
-function hasNonFinite(value: JsonValue): boolean {
-  if (typeof value === "number") return !Number.isFinite(value);
-  if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) {
-    for (const item of value) if (hasNonFinite(item)) return true;
-    return false;
-  }
-  for (const key in value) if (hasNonFinite(value[key] ?? null)) return true;
-  return false;
-}
-
 function concatBytes(parts: readonly Uint8Array[], length: number): Uint8Array {
   const out = new Uint8Array(length);
   let offset = 0;
@@ -116,6 +106,10 @@ export function createEvidenceStreamParser(options: ParseEvidenceOptions = {}): 
     }
     // Blank as Python's strip() sees it: a line holding only U+FEFF is not blank (and not JSON either).
     if (isBlankPython(text)) return;
+    if (exceedsNestingDepth(text)) {
+      fail("EVIDENCE_NESTING_TOO_DEEP", `malformed event at line ${line}: nested deeper than ${MAX_EVENT_DEPTH} levels`, line);
+      return;
+    }
     let value: JsonValue;
     try {
       value = JSON.parse(text) as JsonValue;
@@ -132,9 +126,15 @@ export function createEvidenceStreamParser(options: ParseEvidenceOptions = {}): 
       }
       return;
     }
-    // JSON.parse turns 1e999 into Infinity silently; walking the parsed value is cheaper than scanning the text for it.
-    if (hasNonFinite(value)) {
+    // JSON.parse turns 1e999 into Infinity silently, and parses any depth; one iterative walk refuses both before
+    // anything recursive (redaction, canonical JSON, previews) sees the value.
+    const defect = findJsonValueDefect(value);
+    if (defect === "non-finite-number") {
       fail("EVIDENCE_NON_FINITE_NUMBER", `malformed JSON at line ${line}: a number overflows to Infinity`, line);
+      return;
+    }
+    if (defect === "nesting-too-deep") {
+      fail("EVIDENCE_NESTING_TOO_DEEP", `malformed event at line ${line}: nested deeper than ${MAX_EVENT_DEPTH} levels`, line);
       return;
     }
     if (!isJsonObject(value)) {

@@ -106,6 +106,15 @@ describe("recordSessionEvidence", () => {
     expect(record.costUsd).toBeNull();
   });
 
+  it("turns a deeply nested tool input into a refused stream (session-error), not a thrown RangeError", async () => {
+    const out = outDir();
+    const deepCall = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t9","name":"Bash","input":{"x":${"[".repeat(20_000)}${"]".repeat(20_000)}}}]},"parent_tool_use_id":null,"session_id":"sess-1"}\n`;
+    const record = await recordSessionEvidence(work, captured(`${jsonl([init, skillCall, skillResult])}${deepCall}${jsonl([result])}`), context(out));
+    expect(record).toMatchObject({ ok: false, errorKind: "session-error", skillInvoked: null, toolUseCounts: null });
+    expect(JSON.stringify(record.errorDetail)).toContain("EVIDENCE_NESTING_TOO_DEEP");
+    expect(record.artifact).not.toBeNull();
+  });
+
   it("names a salvaged transcript after the phase when no event carries a valid session id", async () => {
     const out = outDir();
     const record = await recordSessionEvidence(work, captured("Traceback: boom\n", { exitCode: 1 }), context(out));

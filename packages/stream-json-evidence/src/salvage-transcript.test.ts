@@ -19,6 +19,14 @@ function salvaged(bytes: Uint8Array, options: Parameters<typeof salvageTranscrip
 }
 
 describe("salvageTranscript", () => {
+  it("keeps an over-deep line as redacted text instead of overflowing the stack", () => {
+    const deep = `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"k":"${SECRET}","x":${"[".repeat(50_000)}${"]".repeat(50_000)}}}]}}`;
+    const value = salvaged(encode(`${JSON.stringify(init())}\n${deep}\n`), { secrets: [SECRET] });
+    const events = lines(value.bytes);
+    expect(events[1]).toMatchObject({ type: SALVAGE_UNPARSED_TYPE, line: 2, reason: "nesting-too-deep", text_truncated: true });
+    expect(new TextDecoder().decode(value.bytes)).not.toContain(SECRET);
+  });
+
   it("keeps every event of a stream refused for an event after the result, structurally redacted, in order", () => {
     const raw = encode(jsonl([init(), assistant([toolUse("t1", "Bash", { command: `echo ${SECRET}`, password: "hunter2" })]), result(), assistant([{ type: "text", text: "late" }])]));
     const parse = parseEvidenceBytes(raw);

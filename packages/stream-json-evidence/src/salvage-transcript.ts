@@ -2,6 +2,7 @@ import { canonicalJson, sha256Hex } from "@wfbench/digest";
 import { isBlankPython } from "@wfbench/pycompat";
 import { REDACTED, SENSITIVE_KEYS, redactText } from "@wfbench/redact";
 import { EvidenceOptionsError, reject, type EvidenceResult } from "./errors.js";
+import { exceedsNestingDepth, findJsonValueDefect, type JsonValueDefect } from "./inspect-json-value.js";
 import { RedactionCollision, createJsonRedactor } from "./redact-text.js";
 import { TRANSCRIPT_SOURCE, assertCanonicalRoundTrip, type TranscriptArtifact } from "./redact-transcript.js";
 import { DEFAULT_MAX_BYTES, SESSION_ID_PATTERN, SecretsSchema, isJsonObject, type JsonValue } from "./schema.js";
@@ -34,7 +35,7 @@ export interface SalvagedTranscript extends TranscriptArtifact {
   readonly sessionId: string | null;
 }
 
-type UnparsedReason = "invalid-utf8" | "malformed-json" | "not-an-object" | "non-finite-number" | "redaction-collision";
+type UnparsedReason = "invalid-utf8" | "malformed-json" | "not-an-object" | JsonValueDefect | "redaction-collision";
 
 const DEFAULT_MAX_LINE_CHARS = 16_384;
 // Room kept for the truncation marker so the bound holds with it.
@@ -45,13 +46,6 @@ const SENSITIVE_VALUE = new RegExp(
   `("(?:${[...SENSITIVE_KEYS].join("|")})"\\s*:\\s*)(?:"(?:[^"\\\\]|\\\\.)*"?|[^,}\\]\\s]+)`,
   "giu",
 );
-
-function hasNonFinite(value: JsonValue): boolean {
-  if (typeof value === "number") return !Number.isFinite(value);
-  if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) return value.some(hasNonFinite);
-  return Object.values(value).some(hasNonFinite);
-}
 
 // Raw text of a line that is not an object: each complete string literal is decoded first, so a secret written with
 // JSON escapes is still found; sensitive keys lose their values as in structural redaction; then the whole line again.
@@ -131,6 +125,7 @@ export function salvageTranscript(capture: Uint8Array, options: SalvageTranscrip
     let unparsed: UnparsedReason | null = null;
     let value: JsonValue | undefined;
     if (text === null) unparsed = "invalid-utf8";
+    else if (exceedsNestingDepth(text)) unparsed = "nesting-too-deep";
     else {
       try {
         value = JSON.parse(text) as JsonValue;
@@ -139,7 +134,8 @@ export function salvageTranscript(capture: Uint8Array, options: SalvageTranscrip
       }
     }
     if (unparsed === null && value !== undefined) {
-      if (hasNonFinite(value)) unparsed = "non-finite-number";
+      const defect = findJsonValueDefect(value);
+      if (defect !== null) unparsed = defect;
       else if (!isJsonObject(value)) unparsed = "not-an-object";
     }
     let redacted: JsonValue | RedactionCollision | null = null;

@@ -11,6 +11,13 @@ export type StreamEvent = JsonObject & { readonly type: string };
 /** Default byte bound of a captured stdout and of a written transcript (8 MiB, as in the original harness). */
 export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Deepest nesting of arrays and objects accepted in one event (the event object itself is level 1). The CLI's own
+ * framing nests about six levels; the rest is tool input the model wrote. Everything downstream (redaction, canonical
+ * JSON) recurses per level, so a deeper line is refused before it can overflow the stack.
+ */
+export const MAX_EVENT_DEPTH = 256;
+
 /** Options of the stream parser (validated at the edge). */
 export const ParseOptionsSchema = z.strictObject({
   maxBytes: z.number().int().positive().max(1024 * 1024 * 1024).optional(),
