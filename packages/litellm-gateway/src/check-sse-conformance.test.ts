@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildEvents, buildStream, frame } from "../test/support/sse.js";
-import { MAX_SSE_VIOLATIONS, checkSseConformance } from "./check-sse-conformance.js";
+import { MAX_SSE_VIOLATIONS, MAX_TOOL_INPUT_CHARS, checkSseConformance, createSseConformanceChecker } from "./check-sse-conformance.js";
 
 type Event = Record<string, unknown>;
 const stream = (events: Event[]): string => events.map((e) => frame(e)).join("");
@@ -44,6 +44,27 @@ describe("checkSseConformance", () => {
       expect(report.violations).toEqual(
         expect.arrayContaining([expect.stringMatching(/differs from data type/), expect.stringMatching(/not JSON/)]),
       );
+    });
+
+    it("flags an event the parser dropped for its size instead of parsing it", () => {
+      const checker = createSseConformanceChecker();
+      for (const event of buildEvents().slice(0, 3)) checker.push({ event: String(event["type"]), data: JSON.stringify(event) });
+      expect(checker.push({ event: "content_block_delta", data: "", truncated: true })).toBeUndefined();
+      expect(checker.finish().violations.join("\n")).toMatch(/event 4: larger than \d+ bytes, not parsed/);
+    });
+
+    it("holds at most MAX_TOOL_INPUT_CHARS of one block's tool_use input and flags the rest", () => {
+      const checker = createSseConformanceChecker();
+      const events = buildEvents({ toolInputJson: ['{"a":"'] });
+      const toolStart = events.findIndex((e) => e["type"] === "content_block_start" && e["index"] === 1);
+      for (const event of events.slice(0, toolStart + 2)) checker.push({ event: String(event["type"]), data: JSON.stringify(event) });
+      const piece = JSON.stringify({ type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: "x".repeat(1024 * 1024) } });
+      for (let i = 0; i < MAX_TOOL_INPUT_CHARS / (1024 * 1024) + 4; i += 1) checker.push({ event: "content_block_delta", data: piece });
+      const end = JSON.stringify({ type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '"}' } });
+      checker.push({ event: "content_block_delta", data: end });
+      for (const event of events.slice(toolStart + 2)) checker.push({ event: String(event["type"]), data: JSON.stringify(event) });
+      const report = checker.finish();
+      expect(report.violations).toEqual([expect.stringMatching(/block 1: tool_use input longer than \d+ characters, not checked/)]);
     });
 
     it("caps the violation list", () => {

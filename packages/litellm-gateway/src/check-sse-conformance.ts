@@ -1,4 +1,4 @@
-import { createSseParser } from "./parse-sse.js";
+import { MAX_SSE_EVENT_BYTES, createSseParser } from "./parse-sse.js";
 import type { SseEvent } from "./parse-sse.js";
 
 /** Result of checking one Anthropic Messages SSE stream against the contract Claude Code needs. */
@@ -20,6 +20,9 @@ export interface SseConformanceChecker {
 /** Violations kept per stream, so a garbage stream cannot bloat a usage row. */
 export const MAX_SSE_VIOLATIONS = 20;
 
+/** Most tool_use input (UTF-16 units) one block may accumulate for its JSON check; beyond it the input is flagged, not held. */
+export const MAX_TOOL_INPUT_CHARS = 16 * 1024 * 1024;
+
 const DELTA_FOR_BLOCK: Readonly<Record<string, readonly string[]>> = {
   text: ["text_delta", "citations_delta"],
   tool_use: ["input_json_delta"],
@@ -32,6 +35,7 @@ interface OpenBlock {
   index: number;
   type: string;
   json: string;
+  oversized: boolean;
   startInput: unknown;
 }
 
@@ -63,6 +67,10 @@ export function createSseConformanceChecker(): SseConformanceChecker {
 
   const closeBlock = (block: OpenBlock): void => {
     if (block.type !== "tool_use" && block.type !== "server_tool_use") return;
+    if (block.oversized) {
+      flag(`block ${block.index}: tool_use input longer than ${MAX_TOOL_INPUT_CHARS} characters, not checked`);
+      return;
+    }
     if (block.json === "") {
       if (asRecord(block.startInput) === null) flag(`block ${block.index}: tool_use has no input object`);
       return;
@@ -106,7 +114,7 @@ export function createSseConformanceChecker(): SseConformanceChecker {
         if (index !== nextIndex) flag(`event ${eventCount}: block index ${String(index)}, expected ${nextIndex}`);
         const blockType = block !== null && typeof block["type"] === "string" ? block["type"] : "unknown";
         if (block === null) flag(`event ${eventCount}: content_block_start without content_block`);
-        open = { index: typeof index === "number" ? index : -1, type: blockType, json: "", startInput: block?.["input"] };
+        open = { index: typeof index === "number" ? index : -1, type: blockType, json: "", oversized: false, startInput: block?.["input"] };
         nextIndex = (typeof index === "number" ? index : nextIndex) + 1;
         return;
       }
@@ -124,8 +132,13 @@ export function createSseConformanceChecker(): SseConformanceChecker {
         }
         if (deltaType === "input_json_delta") {
           const part = delta?.["partial_json"];
-          if (typeof part === "string") open.json += part;
-          else flag(`event ${eventCount}: input_json_delta without partial_json`);
+          if (typeof part !== "string") flag(`event ${eventCount}: input_json_delta without partial_json`);
+          else if (!open.oversized) {
+            if (open.json.length + part.length > MAX_TOOL_INPUT_CHARS) {
+              open.oversized = true;
+              open.json = "";
+            } else open.json += part;
+          }
         }
         return;
       }
@@ -161,6 +174,10 @@ export function createSseConformanceChecker(): SseConformanceChecker {
     push(event) {
       if (finished) return undefined;
       eventCount += 1;
+      if (event.truncated === true) {
+        flag(`event ${eventCount}: larger than ${MAX_SSE_EVENT_BYTES} bytes, not parsed`);
+        return undefined;
+      }
       let data: unknown;
       try {
         data = JSON.parse(event.data);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createSseParser } from "./parse-sse.js";
+import { MAX_SSE_EVENT_BYTES, createSseParser } from "./parse-sse.js";
 import type { SseEvent } from "./parse-sse.js";
 
 function parseAll(chunks: readonly string[]): SseEvent[] {
@@ -47,5 +47,30 @@ describe("createSseParser", () => {
 
   it("flushes a trailing event that lost its blank line", () => {
     expect(parseAll(['data: {"x":1}'])).toEqual([{ event: null, data: '{"x":1}' }]);
+  });
+
+  it("drops a line that never ends once it outgrows the bound, reports its event as truncated and parses on after it", () => {
+    const parser = createSseParser();
+    const encoder = new TextEncoder();
+    const mib = new Uint8Array(1024 * 1024).fill(0x78);
+    const out: SseEvent[] = [...parser.push(encoder.encode("event: content_block_delta\ndata: "))];
+    // A hostile upstream: 40 MiB of one data line in 1 MiB pieces, held by nobody.
+    for (let i = 0; i < 40; i += 1) out.push(...parser.push(mib));
+    out.push(...parser.push(encoder.encode('\r')), ...parser.push(encoder.encode('\n\ndata: {"ok":1}\n\n')));
+    out.push(...parser.end());
+    expect(MAX_SSE_EVENT_BYTES).toBeLessThan(40 * 1024 * 1024);
+    expect(out).toEqual([
+      { event: "content_block_delta", data: "", truncated: true },
+      { event: null, data: '{"ok":1}' },
+    ]);
+  });
+
+  it("drops the data of an event whose many lines together outgrow the bound", () => {
+    const parser = createSseParser();
+    const line = new TextEncoder().encode(`data: ${"y".repeat(1023)}\n`);
+    const out: SseEvent[] = [];
+    for (let i = 0; i < (MAX_SSE_EVENT_BYTES / 1024) + 10; i += 1) out.push(...parser.push(line));
+    out.push(...parser.push(new TextEncoder().encode('\ndata: {"ok":2}\n\n')));
+    expect(out).toEqual([{ event: null, data: "", truncated: true }, { event: null, data: '{"ok":2}' }]);
   });
 });

@@ -2,7 +2,12 @@
 export interface SseEvent {
   readonly event: string | null;
   readonly data: string;
+  /** Set when the event outgrew MAX_SSE_EVENT_BYTES: its data was dropped unread (`data` is then ""). */
+  readonly truncated?: true;
 }
+
+/** Most bytes one event (or one line) may hold before its data is dropped, so an upstream cannot fill the heap. */
+export const MAX_SSE_EVENT_BYTES = 16 * 1024 * 1024;
 
 /** Incremental SSE decoder: push raw bytes in any chunking, get whole events back. */
 export interface SseParser {
@@ -17,6 +22,8 @@ const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const EMPTY = Buffer.alloc(0);
+// Stands in for the dropped head of an oversized line, so its line end is not taken for a blank line.
+const COMMENT = Buffer.from(":");
 
 /**
  * Creates an SSE decoder that trusts nothing about chunk boundaries and accepts LF, CRLF and CR line ends. It works on
@@ -24,17 +31,26 @@ const EMPTY = Buffer.alloc(0);
  * on the gateway's hot path.
  */
 export function createSseParser(): SseParser {
-  let pending: Buffer = EMPTY;
+  // The unfinished line, as the chunks that brought it: joined only once its line end arrives (no quadratic copying).
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  // Inside an oversized line: its bytes are dropped up to its line end.
+  let skipping = false;
   let eventName: string | null = null;
   let dataLines: string[] = [];
+  let dataBytes = 0;
+  let truncated = false;
   let sawField = false;
 
   const dispatch = (out: SseEvent[]): void => {
-    if (sawField && dataLines.length > 0) {
+    if (truncated) out.push({ event: eventName, data: "", truncated: true });
+    else if (sawField && dataLines.length > 0) {
       out.push({ event: eventName, data: dataLines.length === 1 ? (dataLines[0] ?? "") : dataLines.join("\n") });
     }
     eventName = null;
     dataLines = [];
+    dataBytes = 0;
+    truncated = false;
     sawField = false;
   };
 
@@ -52,7 +68,11 @@ export function createSseParser(): SseParser {
     sawField = true;
     // Compare field names on bytes: decoding every name would cost a string per line.
     if (fieldLength === 4 && buf.toString("latin1", start, colon) === "data") {
-      dataLines.push(valueStart < end ? buf.toString("utf8", valueStart, end) : "");
+      dataBytes += end - valueStart + 1;
+      if (dataBytes > MAX_SSE_EVENT_BYTES) {
+        truncated = true;
+        dataLines = [];
+      } else if (!truncated) dataLines.push(valueStart < end ? buf.toString("utf8", valueStart, end) : "");
     } else if (fieldLength === 5 && buf.toString("latin1", start, colon) === "event") {
       eventName = valueStart < end ? buf.toString("utf8", valueStart, end) : "";
     }
@@ -83,19 +103,50 @@ export function createSseParser(): SseParser {
     return start >= buf.length ? EMPTY : Buffer.from(buf.subarray(start));
   };
 
+  const hold = (rest: Buffer): void => {
+    pending = rest.length === 0 ? [] : [rest];
+    pendingBytes = rest.length;
+  };
+
   return {
     push(chunk) {
-      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      const buf = pending.length === 0 ? bytes : Buffer.concat([pending, bytes]);
+      let bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       const out: SseEvent[] = [];
-      pending = drain(buf, out, false);
+      const lf = bytes.indexOf(LF);
+      const cr = bytes.indexOf(CR);
+      const lineEnd = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (skipping) {
+        if (lineEnd === -1) return out;
+        skipping = false;
+        bytes = Buffer.concat([COMMENT, bytes.subarray(lineEnd)]);
+      } else if (lineEnd === -1) {
+        // No line ends here: the chunk only extends the unfinished line.
+        pending.push(bytes);
+        pendingBytes += bytes.length;
+        if (pendingBytes > MAX_SSE_EVENT_BYTES) {
+          hold(EMPTY);
+          skipping = true;
+          truncated = true;
+          sawField = true;
+        }
+        return out;
+      }
+      const buf = pendingBytes === 0 ? bytes : Buffer.concat([...pending, bytes]);
+      hold(drain(buf, out, false));
+      if (pendingBytes > MAX_SSE_EVENT_BYTES) {
+        hold(EMPTY);
+        skipping = true;
+        truncated = true;
+        sawField = true;
+      }
       return out;
     },
     end() {
       const out: SseEvent[] = [];
-      const rest = drain(pending, out, true);
+      const rest = skipping ? EMPTY : drain(pendingBytes === 0 ? EMPTY : Buffer.concat(pending), out, true);
       if (rest.length > 0) consumeLine(rest, 0, rest.length, out);
-      pending = EMPTY;
+      hold(EMPTY);
+      skipping = false;
       dispatch(out);
       return out;
     },

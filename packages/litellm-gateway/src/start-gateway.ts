@@ -80,8 +80,13 @@ const HOP_BY_HOP = new Set([
   "upgrade",
 ]);
 // Client credentials are ours to check, never the upstream's; encoding is forced to identity so usage can be read.
-const NOT_FORWARDED = new Set([...HOP_BY_HOP, "host", "content-length", "x-api-key", "authorization", "accept-encoding"]);
+// `expect` was answered by this server already (Node sends the 100 Continue); forwarded, undici refuses the request,
+// which would be logged as an unreachable upstream: an outage a client could fake at will.
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, "host", "content-length", "x-api-key", "authorization", "accept-encoding", "expect"]);
 const NON_STREAM_CAPTURE_BYTES = 16 * 1024 * 1024;
+/** Longest model id, upstream request id or message id a usage row keeps (a client or upstream picks them). */
+const MAX_ROW_ID_CHARS = 200;
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -187,6 +192,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   if (configuredBase.username !== "" || configuredBase.password !== "" || configuredBase.search !== "" || configuredBase.hash !== "") {
     throw new GatewayConfigError("upstream baseUrl must not carry credentials, a query or a fragment");
   }
+  // The key goes to this origin: plain http only where nothing leaves the machine (loopback, or a Unix socket).
+  if (configuredBase.protocol !== "https:" && configured.socketPath === undefined && !LOOPBACK_HOSTS.has(configuredBase.hostname)) {
+    throw new GatewayConfigError(`upstream baseUrl ${configuredBase.protocol}//${configuredBase.host}: use https, or http only to 127.0.0.1, ::1 or localhost`);
+  }
   if (configured.kind === "openai" && (configured.apiKey === undefined || configured.socketPath !== undefined)) {
     throw new GatewayConfigError("an openai upstream needs the provider's apiKey and no socketPath: the gateway starts its translator itself");
   }
@@ -227,6 +236,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) throw new GatewayConfigError("connectionLimits.headersTimeoutMs must not exceed requestTimeoutMs");
   const secrets: readonly (string | undefined)[] = [configured.apiKey, ...(options.redact ?? [])];
   const priceTable = readPriceTableVersion();
+  const rowId = (value: string | null): string | null => (value === null ? null : redactKnownSecrets(value, secrets).slice(0, MAX_ROW_ID_CHARS));
 
   if ("socketPath" in listen.data) {
     const existing = await lstat(listen.data.socketPath).catch(() => null);
@@ -299,13 +309,20 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       response_bytes: 0,
       error: null,
     };
+    // Priced on the full ids; the row keeps bounded, redacted copies (an upstream may echo anything, the key included).
+    let modelRequested: string | null = null;
+    let modelServed: string | null = null;
     const finish = (outcome: RequestOutcome, status: number | null, error: string | null): void => {
+      row.model_requested = rowId(modelRequested);
+      row.model_served = rowId(modelServed);
+      row.upstream_request_id = rowId(row.upstream_request_id);
+      row.message_id = rowId(row.message_id);
       row.outcome = outcome;
       row.http_status = status;
       row.error = error === null ? null : redactText(error, secrets).slice(0, 500);
       row.completed_at = new Date().toISOString();
       row.duration_ms = Math.round((performance.now() - started) * 1000) / 1000;
-      const priced = priceUsage(row.usage, row.model_served ?? row.model_requested);
+      const priced = priceUsage(row.usage, modelServed ?? modelRequested);
       row.cost_usd = priced.costUsd;
       row.priced_model = priced.pricedModel;
       if (outcome !== "ok" && row.cell_id !== null && row.request_sha256 !== null) {
@@ -355,6 +372,15 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       finish("bad_request", 413, "request body too large");
       return;
     }
+    // A body can take up to requestTimeoutMs to arrive: the token must still be live when the upstream is asked.
+    if (tokens.resolveToken(presented.token) !== cellId) {
+      const why = "unknown or revoked gateway token";
+      row.cell_id = null;
+      res.setHeader("connection", "close");
+      row.response_bytes = sendError(res, 401, "authentication_error", why);
+      finish("unauthorized", 401, `${why} (revoked while the request body arrived)`);
+      return;
+    }
     row.request_sha256 = sha256Hex(body);
     const decoded = decodeForInspection(body, headerValue(req.headers, "content-encoding"), maxRequestBytes);
     let head: unknown;
@@ -368,7 +394,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     }
     const parsedHead = MessagesRequestHead.safeParse(head);
     if (parsedHead.success) {
-      row.model_requested = parsedHead.data.model ?? null;
+      modelRequested = parsedHead.data.model ?? null;
       row.stream = parsedHead.data.stream ?? false;
     }
     const earlier = failedBodies.get(`${cellId}\0${row.request_sha256}`);
@@ -465,7 +491,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         const report = checker.finish();
         const result = usageReader.result();
         row.usage = result.usage;
-        row.model_served = result.model;
+        modelServed = result.model;
         row.message_id = result.messageId;
         row.sse_conformant = report.conformant;
         row.sse_violations = [...report.violations];
@@ -478,7 +504,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         }
         const result = extractUsageFromMessage(parsed);
         row.usage = result.usage;
-        row.model_served = result.model;
+        modelServed = result.model;
         row.message_id = result.messageId;
       }
       const status = upstreamRes.statusCode;
@@ -491,7 +517,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       row.message_id = partial.messageId;
       if (partial.sawUsage) {
         row.usage = partial.usage;
-        row.model_served = partial.model;
+        modelServed = partial.model;
       }
       if (row.sse_conformant === null && row.response_bytes > 0) {
         const report = checker.finish();

@@ -31,6 +31,8 @@ export interface OpenAiTranslator {
 
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 const MAX_ERROR_BYTES = 64 * 1024;
+/** Largest non-streaming completion read from the provider (the gateway holds at most 16 MiB of a reply, too). */
+const MAX_COMPLETION_BYTES = 16 * 1024 * 1024;
 const OpenAiErrorBody = z.looseObject({ error: z.looseObject({ message: z.string().optional() }) });
 
 function sendError(res: ServerResponse, status: number, type: string, message: string): void {
@@ -53,6 +55,26 @@ async function readBody(req: IncomingMessage): Promise<Buffer | null> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks, size);
+}
+
+/**
+ * Reads at most `limit` bytes of a provider body and drops the rest (the connection is closed), so a provider that
+ * never ends its body cannot fill the heap; `text` is null when the body was longer.
+ */
+async function readCapped(body: AsyncIterable<unknown> & { destroy(): unknown }, limit: number, keepHead: boolean): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    if (size + buffer.length > limit) {
+      if (keepHead) chunks.push(buffer.subarray(0, limit - size));
+      body.destroy();
+      return keepHead ? Buffer.concat(chunks).toString("utf8") : null;
+    }
+    chunks.push(buffer);
+    size += buffer.length;
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
 }
 
 /**
@@ -120,7 +142,7 @@ export async function startOpenAiTranslator(options: StartOpenAiTranslatorOption
       const upstreamId = upstream.headers["x-request-id"];
       const idHeader: Record<string, string> = typeof upstreamId === "string" ? { "request-id": upstreamId.slice(0, 200) } : {};
       if (upstream.statusCode >= 400) {
-        const text = (await upstream.body.text()).slice(0, MAX_ERROR_BYTES);
+        const text = (await readCapped(upstream.body, MAX_ERROR_BYTES, true)) ?? "";
         let message = `OpenAI-compatible upstream answered HTTP ${upstream.statusCode}`;
         try {
           const body = OpenAiErrorBody.safeParse(JSON.parse(text));
@@ -135,9 +157,11 @@ export async function startOpenAiTranslator(options: StartOpenAiTranslatorOption
       }
       const messageId = `msg_oai_${randomUUID().replaceAll("-", "")}`;
       if (parsed.stream !== true) {
+        const text = await readCapped(upstream.body, MAX_COMPLETION_BYTES, false);
+        if (text === null) return sendError(res, 502, "api_error", `the OpenAI-compatible upstream answered with more than ${MAX_COMPLETION_BYTES} bytes`);
         let completion: unknown = null;
         try {
-          completion = JSON.parse(await upstream.body.text());
+          completion = JSON.parse(text);
         } catch {
           completion = null;
         }
