@@ -62,6 +62,7 @@ describe("wfbench bin", () => {
     [["frobnicate"], /unknown command "frobnicate": choose run, report, merge, propose or evolve/],
     [["run", "--workers", "0"], /--workers must be between 1 and 8/],
     [["run", "--outage-streak", "10001"], /--outage-streak must be between 0 and 10000/],
+    [["run", "--model", "gpt-4.1"], /gpt-4\.1 is an OpenAI model id, but the scripted model answers only Anthropic ids/],
     [["report"], /needs the output directory/],
     [["report", "/nonexistent/wfbench-out"], /\/nonexistent\/wfbench-out does not exist: pass the output directory/],
     [["report", "/etc/passwd"], /\/etc\/passwd is not a directory: pass the output directory/],

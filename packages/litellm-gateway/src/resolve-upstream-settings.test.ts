@@ -64,8 +64,11 @@ describe("resolveUpstreamSettings: the OpenAI route (§8 model ids)", () => {
     expect(resolve({ anthropicApiKey: "a" }, ["gpt-4o"], { openAiApiKey: OAI })).toMatchObject({ ok: false, error: { code: "KEY_CONFLICT", flag: "--openai-api-key" } });
     expect(resolve({ openaiApiKey: OAI }, ["claude-sonnet-4-5"])).toMatchObject({ ok: false, error: { code: "MIXED_MODELS", message: expect.not.stringContaining(OAI) } });
   });
-  it("the demo suite stays scripted with an OpenAI id and an env key alone", () => {
-    expect(resolve({}, ["gpt-4o"], { openAiApiKey: OAI }, "demo-suite")).toEqual({ ok: true, value: { kind: "scripted" } });
+  it("never routes the demo suite to a paid provider on an env key alone, and refuses an OpenAI id the scripted model cannot answer", () => {
+    expect(resolve({}, ["gpt-4o"], { openAiApiKey: OAI }, "demo-suite")).toMatchObject({ ok: false, error: { code: "SCRIPTED_OPENAI_MODEL", flag: "--model", message: expect.stringContaining("pass --openai-api-key") } });
+    expect(resolve({}, ["claude-sonnet-4-5", "openai/qwen2.5-coder:7b"], {}, "script-flag")).toMatchObject({ ok: false, error: { code: "SCRIPTED_OPENAI_MODEL", message: expect.stringContaining("openai/qwen2.5-coder:7b is an OpenAI model id") } });
+    expect(resolve({}, ["claude-sonnet-4-5"], { openAiApiKey: OAI }, "demo-suite")).toEqual({ ok: true, value: { kind: "scripted" } });
+    expect(resolve({ openaiApiKey: OAI }, ["gpt-4o"], {}, "demo-suite")).toMatchObject({ ok: true, value: { kind: "openai" } });
   });
 });
 

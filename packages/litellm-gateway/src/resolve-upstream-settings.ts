@@ -33,7 +33,7 @@ export type UpstreamSettings = { readonly kind: "scripted" } | RealUpstreamSetti
 
 /** Why the flags and env could not be turned into an upstream; `flag` names what to fix. */
 export interface UpstreamSettingsError {
-  readonly code: "BASE_URL_INVALID" | "BASE_URL_INSECURE" | "BASE_URL_USERINFO" | "KEY_MISSING" | "KEY_CONFLICT" | "SCRIPT_CONFLICT" | "MIXED_MODELS";
+  readonly code: "BASE_URL_INVALID" | "BASE_URL_INSECURE" | "BASE_URL_USERINFO" | "KEY_MISSING" | "KEY_CONFLICT" | "SCRIPT_CONFLICT" | "MIXED_MODELS" | "SCRIPTED_OPENAI_MODEL";
   readonly flag: string;
   readonly message: string;
 }
@@ -60,7 +60,7 @@ export type ScriptedChoice = "demo-suite" | "script-flag" | null;
  * an explicit `--script` unless `--base-url` or a key flag is given; an env key alone routes every other suite to the
  * real API. OpenAI model ids (§8) or `--openai-api-key` select the OpenAI route (OpenAI key, flag beats env; --base-url
  * then names an OpenAI-compatible endpoint). Refuses a base URL that is not https (http only to loopback) or carries
- * userinfo, a non-demo suite without a key, both key flags at once, an Anthropic key flag on the OpenAI route, OpenAI
+ * userinfo, an OpenAI id on the scripted model, a non-demo suite without a key, both key flags at once, an Anthropic key flag on the OpenAI route, OpenAI
  * ids mixed with others, and `--script` beside a real upstream. Messages never contain the key.
  */
 export function resolveUpstreamSettings(input: {
@@ -72,7 +72,15 @@ export function resolveUpstreamSettings(input: {
 }): Result<UpstreamSettings, UpstreamSettingsError> {
   const { flags } = input;
   const realRequested = flags.baseUrl !== null || flags.anthropicApiKey !== null || flags.authToken !== null || flags.openaiApiKey !== null;
-  if (!realRequested && input.scripted !== null) return { ok: true, value: { kind: "scripted" } };
+  if (!realRequested && input.scripted !== null) {
+    // The scripted model answers the Anthropic route only: with an OpenAI id every session would fail at its first turn.
+    const openAiIds = input.models.filter(isOpenAiModel);
+    if (openAiIds.length > 0) {
+      const how = input.scripted === "demo-suite" ? "pass --openai-api-key (the env key alone keeps the demo offline) or --base-url" : "drop --script and pass --openai-api-key or set WFBENCH_OPENAI_API_KEY";
+      return refuse("SCRIPTED_OPENAI_MODEL", "--model", `${openAiIds.join(", ")} ${openAiIds.length === 1 ? "is an OpenAI model id" : "are OpenAI model ids"}, but the scripted model answers only Anthropic ids: drop the OpenAI id to run offline, or ${how} to run against the provider`);
+    }
+    return { ok: true, value: { kind: "scripted" } };
+  }
   if (realRequested && input.scripted === "script-flag") {
     return refuse("SCRIPT_CONFLICT", "--script", "--script selects the scripted model, but --base-url or a key flag selects a real upstream: pass one of them");
   }
