@@ -22,6 +22,16 @@ function refusal(argv: readonly string[], context: Partial<EvolveArgsContext> = 
 }
 
 describe("parseEvolveArgs", () => {
+  it("refuses a --base-url carrying credentials before anything (runtime-provenance.json's argv) records it", () => {
+    for (const argv of [[...BASE, "--base-url", "https://user:hunter2-secret@proxy.example"], [...BASE, "--base-url=https://hunter2-secret@proxy.example/v1"]]) {
+      const error = refusal(argv);
+      expect(error.flag).toBe("--base-url");
+      expect(error.message).toMatch(/must not carry credentials/u);
+      expect(error.message).not.toContain("hunter2-secret");
+    }
+    expect(options(parseEvolveArgs([...BASE, "--base-url", "https://proxy.example"], CONTEXT)).baseUrl).toBe("https://proxy.example");
+  });
+
   it("fills the §2.2 defaults", () => {
     const o = options(parseEvolveArgs(BASE, CONTEXT));
     expect(o).toMatchObject({

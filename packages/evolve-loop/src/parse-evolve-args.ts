@@ -219,6 +219,17 @@ function runtimeCap(values: { "max-runtime-seconds"?: string | undefined; "max-r
   return budget;
 }
 
+/** True when a URL names a user or password before its host (`scheme://user:pass@host`), parseable or not. */
+function carriesUserinfo(text: string): boolean {
+  try {
+    const url = new URL(text);
+    if (url.username !== "" || url.password !== "") return true;
+  } catch {
+    // Not a URL: the authority is checked by hand below.
+  }
+  return /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*@/u.test(text);
+}
+
 /**
  * Parses and validates `wfbench evolve` argv (reference §2.2) before any paid step. Trusts `context` to describe the
  * instant the caller's monotonic clock started; refuses unknown flags, floating models, out-of-range numbers, review
@@ -270,6 +281,11 @@ export function parseEvolveArgs(argv: readonly string[], context: EvolveArgsCont
     if (v.script !== undefined && v.script.trim() === "") throw new Usage("--script", "--script must not be blank: pass a scripted model script or omit the flag");
     const proposerScript = v["proposer-script"];
     if (proposerScript !== undefined && proposerScript.trim() === "") throw new Usage("--proposer-script", "--proposer-script must not be blank: pass a scripted proposer script or omit the flag");
+    // The runner refuses credentials in the URL too, but only after evolve has recorded its argv in
+    // runtime-provenance.json (0644, a CI artifact): refused here, before anything is written.
+    if (v["base-url"] !== undefined && carriesUserinfo(v["base-url"])) {
+      throw new Usage("--base-url", "--base-url must not carry credentials (user:password@): pass the key with --anthropic-api-key, --openai-api-key or their WFBENCH_* environment variables");
+    }
     const unsafeNoBwrap = v["unsafe-no-bwrap"] === true;
     if (unsafeNoBwrap) {
       if (v.apply === true) throw new Usage("--unsafe-no-bwrap", "--unsafe-no-bwrap cannot be combined with --apply: an unsandboxed run may not change the working tree");

@@ -1,12 +1,12 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { resolveClaudeCli } from "@wfbench/claude-cli";
 import { canonicalJson } from "@wfbench/digest";
 import { writeFileAtomic } from "@wfbench/durable-fs";
-import { applyPromotedOverlay, isPromotionError, recoverOverlayTransaction } from "@wfbench/promotion-gate";
+import { applyPromotedOverlay, isPromotionError } from "@wfbench/promotion-gate";
 import { loadScript } from "@wfbench/scripted-model";
 import { digestSweepRuntime } from "@wfbench/sweep";
 import type { SuiteSkills, TaskDefinitionBinding } from "@wfbench/task-suite";
@@ -16,6 +16,7 @@ import { freezeOverlay } from "./freeze-overlay.js";
 import { EVOLVE_USAGE, parseEvolveArgs, type EvolveOptions } from "./parse-evolve-args.js";
 import { checkRepoRoot, pinTargetBases } from "./pin-target-bases.js";
 import { buildApplyBindings, readGateOutcome } from "./read-gate-outcome.js";
+import { recoverInterruptedApply } from "./recover-interrupted-apply.js";
 import { resolveTaskBindings } from "./resolve-task-bindings.js";
 import { runChild, type ChildOutcome } from "./run-child.js";
 import { startRuntimeBudget, type RuntimeBudget } from "./runtime-budget.js";
@@ -167,16 +168,6 @@ async function propose(loop: Loop, generation: number, genDir: string, evidence:
   return join(out, "overlay");
 }
 
-/** Finishes any interrupted apply in the repository (its recovery journals), before a new apply starts. */
-async function recoverInterruptedApply(loop: Loop): Promise<void> {
-  for (const name of (await readdir(loop.repoRoot)).sort()) {
-    if (!/^\.wfbench-overlay-recovery-.*\.json$/u.test(name)) continue;
-    const recovered = recoverOverlayTransaction(join(loop.repoRoot, name));
-    if (!recovered.ok) throw new EvolveLoopError("EVOLVE_LOOP_BAD_INPUT", `${join(loop.repoRoot, name)}: ${recovered.error.message}: inspect it and restore the skill files by hand before --apply`);
-    loop.host.stdout(`recovered an interrupted apply (${name}): ${recovered.value.outcome}${recovered.value.restored.length === 0 ? "" : `, restored ${recovered.value.restored.join(", ")}`}\n`);
-  }
-}
-
 async function runGenerations(loop: Loop): Promise<number> {
   const { options, host } = loop;
   let evidence = options.seedResults;
@@ -231,7 +222,7 @@ async function runGenerations(loop: Loop): Promise<number> {
         host.stdout(`not applied: rerun with --apply, or copy ${frozen.root} into ${loop.repoRoot} by hand\n`);
         return EVOLVE_EXIT.ok;
       }
-      await recoverInterruptedApply(loop);
+      await recoverInterruptedApply(loop.repoRoot, [...new Set(Object.values(loop.skills))], (line) => host.stdout(line));
       const applied = applyPromotedOverlay({ repoRoot: loop.repoRoot, files: frozen.overlay.files, skills: [...new Set(Object.values(loop.skills))], expectedOverlayDigest: frozen.digest, expectedTargetBases: targetBases, now: host.now() });
       if (!applied.ok) {
         host.stderr(`wfbench evolve: apply refused (${applied.error.code}): ${applied.error.message}; nothing was written\n`);

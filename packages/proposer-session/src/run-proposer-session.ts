@@ -4,7 +4,7 @@ import { readCandidateOverlay, renderShellPrefix, runSession, type CandidateOver
 import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
 import { SETTINGS_STUB_CONTENT, createSandboxedGitRunner, createTemplateCache, listHiddenHarnessPaths, materializeCell } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
-import { removeTree, writeFileExclusive } from "@wfbench/durable-fs";
+import { isDurableFsError, readFileUnderRoot, removeTree, writeFileExclusive } from "@wfbench/durable-fs";
 import { explainProbeFailure, probeUpstream, startGateway, type UpstreamSettings } from "@wfbench/litellm-gateway";
 import { redactText } from "@wfbench/redact";
 import { SANDBOX_WORKSPACE, preflight } from "@wfbench/sandbox-bwrap";
@@ -99,13 +99,22 @@ async function judgeOverlay(overlay: CandidateOverlay, allowed: readonly string[
   return "the overlay is byte-identical to the incumbent skills: it would measure nothing";
 }
 
-async function readProposal(path: string): Promise<Buffer | string> {
-  const info = await lstat(path).catch(() => null);
-  if (info === null) return `the session wrote no ${PROPOSER_OUTPUT_DIR}/proposal.md`;
-  if (!info.isFile()) return `${PROPOSER_OUTPUT_DIR}/proposal.md is not a regular file`;
-  if (info.size > MAX_PROPOSAL_BYTES) return `${PROPOSER_OUTPUT_DIR}/proposal.md is ${info.size} bytes (at most ${MAX_PROPOSAL_BYTES})`;
-  const bytes = await readFile(path);
-  return bytes.length > MAX_PROPOSAL_BYTES ? `${PROPOSER_OUTPUT_DIR}/proposal.md grew past ${MAX_PROPOSAL_BYTES} bytes while read` : bytes;
+/**
+ * Reads the clone's `.wfbench-output/proposal.md` with no link followed in any component (the proposer controls the
+ * whole output directory, so a linked `.wfbench-output` must not make this host process read a host file), refusing
+ * anything but a regular file of at most MAX_PROPOSAL_BYTES. Returns the bytes, or the refusal as a string.
+ */
+export async function readProposal(workspace: string): Promise<Buffer | string> {
+  const where = `${PROPOSER_OUTPUT_DIR}/proposal.md`;
+  try {
+    return (await readFileUnderRoot(workspace, where, MAX_PROPOSAL_BYTES)).bytes;
+  } catch (error) {
+    if (!isDurableFsError(error)) throw error;
+    if (error.code === "DURABLE_FS_TOO_LARGE") return `${where} is over ${MAX_PROPOSAL_BYTES} bytes (at most ${MAX_PROPOSAL_BYTES}), or grew while read`;
+    if (error.code === "DURABLE_FS_NOT_FOLLOWED") return `${where} is not a regular file reached without a link (${error.message})`;
+    if (error.errno === "ENOENT") return `the session wrote no ${where}`;
+    throw error;
+  }
 }
 
 /**
@@ -247,7 +256,7 @@ export async function runProposerSession(input: RunProposerInput): Promise<Propo
     if (!read.ok) return await fail(`the proposer wrote no valid overlay under /workspace/${PROPOSER_OUTPUT_DIR}/overlay: ${read.error.file ?? "(overlay root)"}: rule ${read.error.rule}: ${read.error.message}`);
     const refused = await judgeOverlay(read.value, allowed, template.value.path);
     if (refused !== null) return await fail(refused);
-    const proposal = await readProposal(join(clone.path, PROPOSER_OUTPUT_DIR, "proposal.md"));
+    const proposal = await readProposal(clone.path);
     if (typeof proposal === "string") return await fail(proposal);
     const overlayDir = join(input.outDir, "overlay");
     await mkdir(overlayDir, { mode: 0o700 });

@@ -152,7 +152,7 @@ describe("stageEvidenceBundle", () => {
       return base(`t${String(index).padStart(2, "0")}`, { session_ids: Array.from({ length: 10 }, (_, at) => `session-${at}-${"s".repeat(100)}`), patch_artifact: `p${index}.patch`, review_artifact: `r${index}.json`, transcript_artifacts: [transcript(`a${index}.jsonl`, events), transcript(`b${index}.jsonl`, events)] });
     });
     writeRows(rows);
-    writeFileSync(join(results, "promotion.json"), JSON.stringify({ note: "g".repeat(300_000) }));
+    writeFileSync(join(results, "promotion.json"), JSON.stringify({ decisions: [{ candidate_arm: "candidate_workflow", decision: "keep_incumbent", reasons: ["g".repeat(300_000)] }] }));
     const learnings = join(root, "learnings.jsonl");
     writeFileSync(learnings, Array.from({ length: 40 }, () => JSON.stringify({ skill: "demo-work", friction: "f".repeat(10_000) })).join("\n"));
     const prior = join(root, "prior.md");
@@ -172,6 +172,27 @@ describe("stageEvidenceBundle", () => {
     // The rows kept are the first ones of the selection order.
     const kept = JSON.parse(readFileSync(join(staged.dir, "selected-rows.json"), "utf8")) as { task: string }[];
     expect(kept.map((r) => r.task)).toEqual(rows.slice(0, staged.selectedRows).map((r) => r.task));
+  });
+
+  it("stages the gate summary as one line per decision, never the promotion file's oracle paths, digests or bindings", async () => {
+    writeRows([]);
+    const promotion = {
+      schema_version: 6,
+      candidate_overlay: "/home/user/out/gen-0/frozen-overlay",
+      target_base_digests: { ".claude/skills/demo-work/SKILL.md": "b".repeat(64) },
+      selected_tasks: [{ id: "t1", oracle_digest: "a".repeat(64), oracle_files: [{ target: "tests/hidden-oracle-secret.test.ts", sha256: "c".repeat(64), size: 10 }] }],
+      decisions: [
+        { candidate_arm: "candidate_workflow", incumbent_arm: "workflow", decision: "keep_incumbent", reasons: ["r1", "r2", "r3", "r4"], tasks: [{ task: "t1", oracle_files: ["tests/hidden-oracle-secret.test.ts"] }] },
+        { candidate_arm: "candidate_workflow_direct", incumbent_arm: "workflow_direct", decision: "insufficient_evidence", reasons: ["only one"] },
+      ],
+    };
+    writeFileSync(join(results, "promotion.json"), JSON.stringify(promotion));
+    const staged = await stage();
+    const text = readFileSync(join(staged.dir, "gate-summary.json"), "utf8");
+    expect(text).not.toContain("hidden-oracle-secret");
+    expect(text).not.toContain("a".repeat(64));
+    expect(text).not.toContain("frozen-overlay");
+    expect(JSON.parse(text)).toEqual(["candidate_workflow: keep_incumbent \u2014 r1; r2; r3", "candidate_workflow_direct: insufficient_evidence \u2014 only one"]);
   });
 
   it("refuses an existing destination", async () => {

@@ -181,6 +181,21 @@ async function readSourceRows(resultsDir: string): Promise<SourceRow[]> {
   return out;
 }
 
+/**
+ * The gate summary of an earlier promotion.json (reference §9.1 step 2): one line per decision,
+ * `<candidate_arm>: <decision> — <first 3 reasons joined by '; '>`. Nothing else of the file reaches the proposer: it
+ * also names the hidden oracle files, their digests and the target bases, which a skill must never be tuned to.
+ */
+export function summarizeGate(promotion: unknown): string[] {
+  const decisions = (promotion as { decisions?: unknown } | null)?.decisions;
+  if (!Array.isArray(decisions)) return [];
+  return decisions.map((decision: unknown) => {
+    const d = (decision !== null && typeof decision === "object" ? decision : {}) as { candidate_arm?: unknown; decision?: unknown; reasons?: unknown };
+    const reasons = Array.isArray(d.reasons) ? d.reasons.filter((reason): reason is string => typeof reason === "string").slice(0, 3) : [];
+    return `${String(d.candidate_arm)}: ${String(d.decision)} \u2014 ${reasons.join("; ")}`;
+  });
+}
+
 const LEARNING = z.looseObject({ skill: z.string() });
 
 /** The last 40 learnings about the given skills (reference §9.6); malformed lines are skipped, they are hints only. */
@@ -253,7 +268,7 @@ export async function stageEvidenceBundle(input: StageEvidenceInput): Promise<St
   }
   const fixed = new Map<string, string>([
     ["learnings.json", compactText(`${JSON.stringify(learnings, null, 2)}\n`, BUNDLE_LIMITS.maxFileBytes)],
-    ["gate-summary.json", compactText(`${JSON.stringify({ promotion }, null, 2)}\n`, BUNDLE_LIMITS.maxFileBytes)],
+    ["gate-summary.json", compactText(`${JSON.stringify(summarizeGate(promotion), null, 2)}\n`, BUNDLE_LIMITS.maxFileBytes)],
   ]);
   if (prior !== null) fixed.set("prior-proposal.md", compactText(prior, BUNDLE_LIMITS.maxFileBytes));
   const trimmed: string[] = [];
