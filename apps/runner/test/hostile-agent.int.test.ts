@@ -62,9 +62,11 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe.skipIf(tools.skip)("a hostile agent inside a cell", () => {
   it("ran every cell to a verdict", () => {
-    // skill-not-invoked is admissible (counted in medians), so the sweep itself is ok.
-    expect(exitCode).toBe(0);
+    // The hostile script never loads its skill: every workflow_direct row is skill-not-invoked, an evidence failure, so
+    // §5.8 judges the incumbent arm UNUSABLE and the sweep exits 1, with every row still written.
+    expect(exitCode).toBe(1);
     expect(rows.map((row) => `${String(row["task"])}/${String(row["run"])}`).sort()).toEqual(["background-bash/0", "background-bash/1", "hostile-probe/0", "hostile-probe/1"]);
+    expect(rows.map((row) => row["error_kind"])).toEqual(["skill-not-invoked", "skill-not-invoked", "skill-not-invoked", "skill-not-invoked"]);
   });
 
   it("cannot read the CLI's environment, memory or stdout (the CLI runs from an execute-only copy)", () => {
