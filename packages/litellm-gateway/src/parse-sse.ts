@@ -107,6 +107,14 @@ export function createSseParser(): SseParser {
     pending = rest.length === 0 ? [] : [rest];
     pendingBytes = rest.length;
   };
+  // An unfinished line past the bound is dropped, and so is the rest of it up to its line end: its event is truncated.
+  const dropIfOverBound = (): void => {
+    if (pendingBytes <= MAX_SSE_EVENT_BYTES) return;
+    hold(EMPTY);
+    skipping = true;
+    truncated = true;
+    sawField = true;
+  };
 
   return {
     push(chunk) {
@@ -123,22 +131,12 @@ export function createSseParser(): SseParser {
         // No line ends here: the chunk only extends the unfinished line.
         pending.push(bytes);
         pendingBytes += bytes.length;
-        if (pendingBytes > MAX_SSE_EVENT_BYTES) {
-          hold(EMPTY);
-          skipping = true;
-          truncated = true;
-          sawField = true;
-        }
+        dropIfOverBound();
         return out;
       }
       const buf = pendingBytes === 0 ? bytes : Buffer.concat([...pending, bytes]);
       hold(drain(buf, out, false));
-      if (pendingBytes > MAX_SSE_EVENT_BYTES) {
-        hold(EMPTY);
-        skipping = true;
-        truncated = true;
-        sawField = true;
-      }
+      dropIfOverBound();
       return out;
     },
     end() {
