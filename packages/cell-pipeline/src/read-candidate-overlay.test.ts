@@ -70,7 +70,9 @@ describe("readCandidateOverlay", () => {
     ["a symlinked directory", (r) => { mkdirSync(join(r, ".claude/skills"), { recursive: true }); symlinkSync("/etc", join(r, ".claude/skills/demo-work")); }, "symlink", ".claude/skills/demo-work"],
     ["a fifo", (r) => { mkdirSync(join(r, ".claude/skills/demo-work"), { recursive: true }); execFileSync("mkfifo", [join(r, ".claude/skills/demo-work/SKILL.md")]); }, "not-regular-file", ".claude/skills/demo-work/SKILL.md"],
     ["65 files", (r) => { mkdirSync(join(r, ".claude/skills/demo-work"), { recursive: true }); for (let i = 0; i < 65; i += 1) writeFileSync(join(r, `.claude/skills/demo-work/f${String(i).padStart(2, "0")}.md`), "x"); }, "too-many-files", ".claude/skills/demo-work/f64.md"],
-    ["257 entries", (r) => { for (let i = 0; i < 257; i += 1) mkdirSync(join(r, `d${String(i).padStart(3, "0")}`)); }, "too-many-entries", "d256"],
+    ["257 entries at the root", (r) => { for (let i = 0; i < 257; i += 1) mkdirSync(join(r, `d${String(i).padStart(3, "0")}`)); }, "too-many-entries", null],
+    ["256 entries at the root (at the bound, so the next rule speaks)", (r) => { for (let i = 0; i < 256; i += 1) mkdirSync(join(r, `d${String(i).padStart(3, "0")}`)); }, "no-files", null],
+    ["258 entries, the last 157 in one directory (named)", (r) => { for (let i = 0; i < 100; i += 1) mkdirSync(join(r, `d${String(i).padStart(3, "0")}`)); for (let i = 0; i < 157; i += 1) mkdirSync(join(r, "z", `e${String(i).padStart(3, "0")}`), { recursive: true }); }, "too-many-entries", "z"],
     [
       "a hard link to a file outside the overlay (a host file)",
       (r) => {

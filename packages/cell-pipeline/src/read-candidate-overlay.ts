@@ -73,11 +73,19 @@ export function listSuiteSkills(skills: SuiteSkills): readonly string[] {
 
 async function walk(root: string, relative: string, state: { entries: number; files: string[] }): Promise<OverlayRefusal | null> {
   // Listed through the directory opened no-follow component by component: a directory swapped for a link after it
-  // was seen is refused, never followed.
-  for (const entry of (await listUnderRoot(root, relative)).sort((a, b) => compareCodePoints(a.name, b.name))) {
+  // was seen is refused, never followed. The listing is bounded by the entries left, so a directory of millions of
+  // names is refused after reading one past the bound, never held whole.
+  const left = OVERLAY_LIMITS.maxEntries - state.entries;
+  let listed;
+  try {
+    listed = await listUnderRoot(root, relative, left);
+  } catch (error) {
+    if (isDurableFsError(error) && error.code === "DURABLE_FS_TOO_LARGE") return { file: relative === "" ? null : relative, rule: "too-many-entries", message: `the overlay holds more than ${OVERLAY_LIMITS.maxEntries} entries` };
+    throw error;
+  }
+  for (const entry of listed.sort((a, b) => compareCodePoints(a.name, b.name))) {
     state.entries += 1;
     const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
-    if (state.entries > OVERLAY_LIMITS.maxEntries) return { file: rel, rule: "too-many-entries", message: `the overlay holds more than ${OVERLAY_LIMITS.maxEntries} entries` };
     if (Buffer.byteLength(rel, "utf8") > OVERLAY_LIMITS.maxPathBytes) return { file: rel, rule: "path-too-long", message: `longer than ${OVERLAY_LIMITS.maxPathBytes} bytes` };
     if (entry.isSymbolicLink()) return { file: rel, rule: "symlink", message: "symlinks are not allowed in an overlay" };
     if (entry.isDirectory()) {

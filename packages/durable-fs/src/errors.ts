@@ -14,7 +14,7 @@ export type DurableFsErrorCode =
   | "DURABLE_FS_REMOVE_FAILED"
   /** A no-follow read under a root met a link, a non-directory on the way, or an entry of the wrong kind. */
   | "DURABLE_FS_NOT_FOLLOWED"
-  /** A bounded read found the file over its bound, or changing size while it was read. */
+  /** A bounded read found the file over its bound or changing size while it was read, or a bounded listing found more entries. */
   | "DURABLE_FS_TOO_LARGE";
 
 /** Base error of durable-fs: thrown for filesystem failures, with the errno code (when there is one) in the message. */

@@ -46,6 +46,14 @@ describe("openUnderRoot / listUnderRoot / readFileUnderRoot", () => {
     await expect(listUnderRoot(root, "docs/plans/plan.md")).rejects.toMatchObject({ code: "DURABLE_FS_NOT_FOLLOWED", errno: "ENOTDIR" });
   });
 
+  it("lists a directory at its entry bound and refuses one entry more, naming the directory", async () => {
+    const { root } = tree();
+    for (let i = 0; i < 5; i += 1) writeFileSync(join(root, "docs", `n${i}.md`), "x");
+    expect((await listUnderRoot(root, "docs", 6)).map((entry) => entry.name)).toEqual(["n0.md", "n1.md", "n2.md", "n3.md", "n4.md", "plans"]);
+    await expect(listUnderRoot(root, "docs", 5)).rejects.toMatchObject({ code: "DURABLE_FS_TOO_LARGE", path: join(root, "docs") });
+    await expect(listUnderRoot(root, "docs", 0)).rejects.toMatchObject({ code: "DURABLE_FS_TOO_LARGE" });
+  });
+
   it("refuses a FIFO without blocking", async () => {
     const { root } = tree();
     execFileSync("mkfifo", [join(root, "docs", "plans", "pipe.md")]);

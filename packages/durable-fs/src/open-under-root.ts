@@ -1,6 +1,6 @@
 import type { Dirent } from "node:fs";
 import { constants } from "node:fs";
-import { open, readdir, type FileHandle } from "node:fs/promises";
+import { open, opendir, readdir, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { DurableFsError, errnoCode, withErrno } from "./errors.js";
 
@@ -71,18 +71,38 @@ export async function openUnderRoot(root: string, relativePath: string, kind: No
 /**
  * The entries of the directory `root/relativePath` (`""`: the root), reached as {@link openUnderRoot} does and listed
  * through the opened descriptor, sorted by name in code-unit order. Entry kinds are lstat-like (a link is a link).
- * @throws {DurableFsError} as openUnderRoot.
+ * With `maxEntries`, a directory holding more is refused after reading one entry past the bound, so a directory of
+ * millions of names never costs more than the bound in memory.
+ * @throws {DurableFsError} as openUnderRoot; DURABLE_FS_TOO_LARGE when the directory holds more than `maxEntries`.
  */
-export async function listUnderRoot(root: string, relativePath: string): Promise<Dirent[]> {
+export async function listUnderRoot(root: string, relativePath: string, maxEntries?: number): Promise<Dirent[]> {
+  const logical = join(root, relativePath);
   const handle = await openUnderRoot(root, relativePath, "directory");
+  let entries: Dirent[];
   try {
-    const entries = await readdir(viaDescriptor(handle), { withFileTypes: true });
-    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    entries = maxEntries === undefined ? await readdir(viaDescriptor(handle), { withFileTypes: true }) : await readBounded(viaDescriptor(handle), maxEntries);
   } catch (error) {
-    throw new DurableFsError("DURABLE_FS_READ_FAILED", `cannot list ${join(root, relativePath)} (${errnoCode(error) ?? "unknown error"})`, { cause: error, ...withErrno(error), path: join(root, relativePath) });
+    throw new DurableFsError("DURABLE_FS_READ_FAILED", `cannot list ${logical} (${errnoCode(error) ?? "unknown error"})`, { cause: error, ...withErrno(error), path: logical });
   } finally {
     await handle.close();
   }
+  if (entries.length > (maxEntries ?? Number.POSITIVE_INFINITY)) throw new DurableFsError("DURABLE_FS_TOO_LARGE", `${logical} holds more than ${maxEntries} entries`, { path: logical });
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+// Stops one entry past the bound: enough to know the directory is over it.
+async function readBounded(path: string, maxEntries: number): Promise<Dirent[]> {
+  const entries: Dirent[] = [];
+  const dir = await opendir(path);
+  try {
+    for (let entry = await dir.read(); entry !== null; entry = await dir.read()) {
+      entries.push(entry);
+      if (entries.length > maxEntries) break;
+    }
+  } finally {
+    await dir.close();
+  }
+  return entries;
 }
 
 /** A regular file read without following links, with what fstat said of the inode that was read. */
