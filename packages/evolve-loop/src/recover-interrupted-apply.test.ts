@@ -91,7 +91,7 @@ describe("recoverInterruptedApply", () => {
 
   it("refuses a planted journal naming paths outside the skill tree, and touches nothing it names", async () => {
     const path = journal([entry({ backup: victim }), entry({ target: "../victim.txt", destination: victim, candidate: victim })]);
-    await expect(recover()).rejects.toSatisfy((error) => isEvolveLoopError(error) && error.code === "EVOLVE_LOOP_BAD_INPUT");
+    await expect(recover()).rejects.toSatisfy((error) => isEvolveLoopError(error) && error.code === "EVOLVE_LOOP_BAD_INPUT" && /\(invalid-entry\)/u.test(error.message));
     expect(readFileSync(victim, "utf8")).toBe("precious\n");
     expect(existsSync(path)).toBe(true);
   });
@@ -100,21 +100,32 @@ describe("recoverInterruptedApply", () => {
     const other = join(repo, ".claude/skills/demo-work/NOTES.md");
     writeFileSync(other, "keep\n");
     journal([entry({ backup: other })]);
-    await expect(recover()).rejects.toThrow(/recovery journal/u);
+    await expect(recover()).rejects.toThrow(/\(invalid-entry\): recovery journal entry .* names the temporary/u);
     expect(readFileSync(other, "utf8")).toBe("keep\n");
+  });
+
+  it("passes the suite's skills to promotion-gate: a skill file of another suite is refused and kept", async () => {
+    const otherDir = join(repo, ".claude/skills/other-skill");
+    mkdirSync(otherDir, { recursive: true });
+    const backup = join(otherDir, `.wfevolve-${HEX}`);
+    writeFileSync(backup, "keep\n");
+    const target = ".claude/skills/other-skill/SKILL.md";
+    journal([entry({ target, destination: join(repo, target), candidate: join(otherDir, `.wfevolve-${HEX.split("").reverse().join("")}`), backup })]);
+    await expect(recover()).rejects.toThrow(/\(invalid-entry\).*demo-plan, demo-work, demo-review/u);
+    expect(readFileSync(backup, "utf8")).toBe("keep\n");
   });
 
   it("refuses a journal the apply could not have written: group/other-readable (a checked-out file) or a link", async () => {
     const backup = entry().backup;
     writeFileSync(backup, "old\n");
     const path = journal([entry()], 0o644);
-    await expect(recover()).rejects.toThrow(/owner-only/u);
+    await expect(recover()).rejects.toThrow(/\(journal-untrusted\).*owner-only/u);
     expect(existsSync(backup)).toBe(true);
     rmSync(path);
     const outside = join(root, "outside.json");
     writeFileSync(outside, JSON.stringify({ failure: null, transaction_state: "published", rollback_failures: [], backups: [entry()] }), { mode: 0o600 });
     symlinkSync(outside, join(repo, ".wfbench-overlay-recovery-x.json"));
-    await expect(recover()).rejects.toThrow(/regular file/u);
+    await expect(recover()).rejects.toThrow(/\(journal-untrusted\).*regular file/u);
     expect(existsSync(backup)).toBe(true);
   });
 
@@ -125,7 +136,7 @@ describe("recoverInterruptedApply", () => {
     rmSync(join(repo, ".claude/skills/demo-work"), { recursive: true });
     symlinkSync(elsewhere, join(repo, ".claude/skills/demo-work"));
     journal([entry({ backup_exists: false })]);
-    await expect(recover()).rejects.toThrow(/link/u);
+    await expect(recover()).rejects.toThrow(/\(invalid-destination\).*symlink/u);
     expect(existsSync(join(elsewhere, `.wfevolve-${HEX}`))).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import { OVERLAY, OVERLAY_SKILLS, expectedAfterApply, makeOverlayRepo, sha256, s
 import { applyPromotedOverlay } from "./apply-promoted-overlay.js";
 import { OverlayTransactionError } from "./errors.js";
 import { nodeFsOperations, type FsOperations } from "./fs-operations.js";
-import { computeOverlayDigest } from "./overlay-files.js";
+import { computeOverlayDigest, isOverlayTemporaryName } from "./overlay-files.js";
 import { recoverOverlayTransaction } from "./recovery-journal.js";
 
 const NOW = new Date("2026-07-25T12:00:00.123Z");
@@ -215,6 +215,35 @@ describe("applyPromotedOverlay", () => {
     roots.push(link);
     const result = applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: link, files: OVERLAY, expectedTargetBases: bases, now: NOW });
     expect(result.ok ? "" : result.error.code).toBe("invalid-repo-root");
+  });
+
+  it("names its temporaries by the rule recovery checks, and writes nothing when randomHex breaks it", () => {
+    const { root, bases } = repo();
+    const before = snapshotTree(root);
+    let error: unknown;
+    try {
+      applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW, randomHex: () => "../../escape" });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(OverlayTransactionError);
+    expect((error as OverlayTransactionError).code).toBe("PROMOTION_APPLY_ROLLED_BACK");
+    expect(((error as Error).cause as { code?: unknown }).code).toBe("PROMOTION_INVALID_TEMPORARY_NAME");
+    expect(snapshotTree(root)).toEqual(before);
+
+    // Every temporary a real apply names (seen through its journal's entries) is one isOverlayTemporaryName accepts.
+    const named: string[] = [];
+    const fsOps: FsOperations = {
+      ...nodeFsOperations,
+      writeFileExclusive(target, bytes, mode) {
+        named.push(path.basename(target));
+        nodeFsOperations.writeFileExclusive(target, bytes, mode);
+      },
+    };
+    expect(applyPromotedOverlay({ skills: OVERLAY_SKILLS, repoRoot: root, files: OVERLAY, expectedTargetBases: bases, now: NOW, fsOps }).ok).toBe(true);
+    const staged = named.filter((name) => !name.startsWith(".wfbench-overlay-recovery-"));
+    expect(staged).toHaveLength(7);
+    expect(staged.every(isOverlayTemporaryName)).toBe(true);
   });
 
   describe("a failure injected at every step", () => {

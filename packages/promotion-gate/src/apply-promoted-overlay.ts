@@ -3,8 +3,8 @@ import * as nodePath from "node:path";
 import { compareCodePoints, sha256Hex } from "@wfbench/digest";
 import { OverlayTransactionError, type TransactionState } from "./errors.js";
 import { holdTerminationSignals } from "./hold-termination-signals.js";
-import { nodeFsOperations, type FileIdentity, type FsOperations } from "./fs-operations.js";
-import { checkOverlayPath, computeOverlayDigest, listMirrorTargets, type OverlayFile } from "./overlay-files.js";
+import { nodeFsOperations, walkAncestors, type FileIdentity, type FsOperations } from "./fs-operations.js";
+import { checkOverlayPath, computeOverlayDigest, listMirrorTargets, overlayTemporaryName, type OverlayFile } from "./overlay-files.js";
 import { writeRecoveryJournal, type JournalEntry, type RecoveryJournal } from "./recovery-journal.js";
 import type { Result } from "./result.js";
 
@@ -22,7 +22,7 @@ export interface ApplyOverlayInput {
   /** Used only to name the recovery file; the package never reads a clock. */
   readonly now: Date;
   readonly fsOps?: FsOperations;
-  /** 32 hex characters for temporary names; defaults to crypto randomness. */
+  /** 32 lowercase hex characters for temporary names (isOverlayTemporaryName); defaults to crypto randomness. */
   readonly randomHex?: () => string;
 }
 
@@ -84,24 +84,11 @@ function formatRecoveryStamp(now: Date): string {
   );
 }
 
-/** Walks every ancestor below the root with lstat: each must be a real directory, never a symlink. */
+/** The apply refuses any ancestor problem, a missing one included: every destination must already exist. */
 function checkAncestors(fsOps: FsOperations, root: string, relative: string): FileIdentity[] {
-  const identities: FileIdentity[] = [];
-  const parts = relative.split("/");
-  let current = root;
-  for (const part of parts.slice(0, -1)) {
-    current = nodePath.join(current, part);
-    let identity: FileIdentity;
-    try {
-      identity = fsOps.lstat(current);
-    } catch (error) {
-      throw new Refusal({ code: "invalid-destination", message: `${relative}: ancestor ${part} is unavailable (${describe(error)})` });
-    }
-    if (identity.kind === "symlink") throw new Refusal({ code: "invalid-destination", message: `${relative}: ancestor ${part} must not be a symlink` });
-    if (identity.kind !== "directory") throw new Refusal({ code: "invalid-destination", message: `${relative}: ancestor ${part} is not a directory` });
-    identities.push(identity);
-  }
-  return identities;
+  const walked = walkAncestors(fsOps, root, relative);
+  if (!walked.ok) throw new Refusal({ code: "invalid-destination", message: `${relative}: ${walked.error.message}` });
+  return walked.value;
 }
 
 function readStable(fsOps: FsOperations, target: Target): { identity: FileIdentity; bytes: Buffer } {
@@ -276,8 +263,8 @@ class Transaction {
       // Names are fixed and journaled before the first write, so a SIGKILL at any later point leaves a journal that
       // names every temporary file.
       for (const target of this.targets) {
-        target.candidate = nodePath.join(target.directory, `.wfevolve-${this.randomHex()}`);
-        target.backup = nodePath.join(target.directory, `.wfevolve-${this.randomHex()}`);
+        target.candidate = nodePath.join(target.directory, overlayTemporaryName(this.randomHex()));
+        target.backup = nodePath.join(target.directory, overlayTemporaryName(this.randomHex()));
       }
       this.writeJournal("in-progress", null, []);
       this.stage();

@@ -1,5 +1,7 @@
 import * as fs from "node:fs";
+import * as nodePath from "node:path";
 import { fsyncDirectorySync, writeFileExclusiveSync } from "@wfbench/durable-fs";
+import type { Result } from "./result.js";
 
 /** The file identity and type facts the apply transaction checks. */
 export interface FileIdentity {
@@ -10,6 +12,8 @@ export interface FileIdentity {
   readonly mtimeNs: bigint;
   /** Hard links to the inode. */
   readonly nlink: number;
+  /** Owner; optional so an injected FsOperations written before it existed still fits (recovery then skips the check). */
+  readonly uid?: number;
   readonly kind: "file" | "directory" | "symlink" | "other";
 }
 
@@ -40,7 +44,7 @@ function classify(stats: fs.BigIntStats): FileIdentity["kind"] {
 export const nodeFsOperations: FsOperations = {
   lstat(path) {
     const stats = fs.lstatSync(path, { bigint: true });
-    return { dev: stats.dev, ino: stats.ino, mode: Number(stats.mode & 0o7777n), size: stats.size, mtimeNs: stats.mtimeNs, nlink: Number(stats.nlink), kind: classify(stats) };
+    return { dev: stats.dev, ino: stats.ino, mode: Number(stats.mode & 0o7777n), size: stats.size, mtimeNs: stats.mtimeNs, nlink: Number(stats.nlink), uid: Number(stats.uid), kind: classify(stats) };
   },
   realpath(path) {
     return fs.realpathSync.native(path);
@@ -71,3 +75,33 @@ export const nodeFsOperations: FsOperations = {
     fsyncDirectorySync(path);
   },
 };
+
+/** Why an ancestor walk stopped: a missing ancestor, one lstat could not read, a symlink, or a non-directory. */
+export interface AncestorProblem {
+  readonly kind: "missing" | "unavailable" | "symlink" | "not-directory";
+  readonly message: string;
+}
+
+/**
+ * Walks every ancestor of `relative` (a checked posix path) below `root` with lstat and returns their identities, or
+ * the first problem: each must be a real directory, never a symlink. Trusts `root` itself; refuses nothing else.
+ */
+export function walkAncestors(fsOps: FsOperations, root: string, relative: string): Result<FileIdentity[], AncestorProblem> {
+  const identities: FileIdentity[] = [];
+  let current = root;
+  for (const part of relative.split("/").slice(0, -1)) {
+    current = nodePath.join(current, part);
+    let identity: FileIdentity;
+    try {
+      identity = fsOps.lstat(current);
+    } catch (error) {
+      const missing = typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ENOENT";
+      const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      return { ok: false, error: { kind: missing ? "missing" : "unavailable", message: `ancestor ${part} is unavailable (${detail})` } };
+    }
+    if (identity.kind === "symlink") return { ok: false, error: { kind: "symlink", message: `ancestor ${part} must not be a symlink` } };
+    if (identity.kind !== "directory") return { ok: false, error: { kind: "not-directory", message: `ancestor ${part} is not a directory` } };
+    identities.push(identity);
+  }
+  return { ok: true, value: identities };
+}

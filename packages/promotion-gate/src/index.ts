@@ -64,11 +64,11 @@ export { buildPromotion, formatPromotionFile, serializePromotion } from "./build
 export type { BuildPromotionInput } from "./build-promotion.js";
 export { validatePromotionForApply } from "./validate-promotion-for-apply.js";
 export type { ApplyRefusal, ValidatedPromotion } from "./validate-promotion-for-apply.js";
-export { MAX_OVERLAY_PATH_BYTES, checkOverlayPath, listMirrorTargets, computeOverlayDigest } from "./overlay-files.js";
+export { MAX_OVERLAY_PATH_BYTES, checkOverlayPath, listMirrorTargets, computeOverlayDigest, isOverlayTemporaryName } from "./overlay-files.js";
 export type { OverlayFile, OverlayPathRefusal, OverlayPathRule } from "./overlay-files.js";
 export { nodeFsOperations } from "./fs-operations.js";
 export type { FsOperations, FileIdentity } from "./fs-operations.js";
 export { applyPromotedOverlay } from "./apply-promoted-overlay.js";
 export type { ApplyOverlayInput, ApplyOverlayRefusal, AppliedOverlay } from "./apply-promoted-overlay.js";
 export { recoverOverlayTransaction, RecoveryJournalSchema } from "./recovery-journal.js";
-export type { RecoveryJournal, RecoveryOutcome, RecoveryRefusal } from "./recovery-journal.js";
+export type { RecoveryJournal, RecoveryOptions, RecoveryOutcome, RecoveryRefusal, RecoveryRefusalCode } from "./recovery-journal.js";

@@ -1,5 +1,6 @@
 import { digestFileTree } from "@wfbench/digest";
 import { checkRelativePath } from "@wfbench/pycompat";
+import { PromotionError } from "./errors.js";
 
 /** One overlay file: its overlay-relative posix path (`.claude/skills/<skill>/…`) and its bytes. */
 export interface OverlayFile {
@@ -51,6 +52,40 @@ export function listMirrorTargets(relativePath: string): string[] {
   const targets = [relativePath, ...MIRROR_ROOTS.map((root) => `${root}/${skill}/${rest}`)];
   if (skill === "gitnexus-review") targets.push(`${REVIEW_ONLY_MIRROR_ROOT}/${skill}/${rest}`);
   return targets;
+}
+
+/**
+ * True when `target` is a destination the apply may write for some overlay file: the canonical
+ * `.claude/skills/<skill>/<rest>.md` or one of its shipped mirrors, `<skill>` one of `skills` when given (any skill
+ * name otherwise). Trusts nothing about the path; a `..`, absolute or empty part is refused by the overlay path rule.
+ */
+export function isOverlayDestination(target: string, skills?: readonly string[]): boolean {
+  const parts = target.split("/");
+  if (parts.length < 4) return false;
+  // Every mirror root has two parts (`<root>/skills`), like `.claude/skills`, so the canonical path keeps the rest.
+  const canonical = `.claude/skills/${parts.slice(2).join("/")}`;
+  return checkOverlayPath(canonical, skills ?? [parts[2] as string]) === null && listMirrorTargets(canonical).includes(target);
+}
+
+const OVERLAY_TEMPORARY_PREFIX = ".wfevolve-";
+const OVERLAY_TEMPORARY_HEX = /^[0-9a-f]{32}$/u;
+
+/**
+ * True when `name` (a file name, not a path) is one the apply gives its temporaries (`.wfevolve-<32 lowercase hex>`,
+ * the staged candidate and the hard-linked backup beside each destination); trusts nothing about the name.
+ */
+export function isOverlayTemporaryName(name: string): boolean {
+  return name.startsWith(OVERLAY_TEMPORARY_PREFIX) && OVERLAY_TEMPORARY_HEX.test(name.slice(OVERLAY_TEMPORARY_PREFIX.length));
+}
+
+/**
+ * The temporary name for 32 hex characters, checked by isOverlayTemporaryName so every name the apply writes is one
+ * recovery accepts. Trusts nothing; throws PromotionError(PROMOTION_INVALID_TEMPORARY_NAME) for anything else.
+ */
+export function overlayTemporaryName(hex: string): string {
+  const name = `${OVERLAY_TEMPORARY_PREFIX}${hex}`;
+  if (!isOverlayTemporaryName(name)) throw new PromotionError("PROMOTION_INVALID_TEMPORARY_NAME", `temporary name ${JSON.stringify(name)} is not .wfevolve-<32 lowercase hex>: randomHex must return 32 lowercase hex characters`);
+  return name;
 }
 
 /**

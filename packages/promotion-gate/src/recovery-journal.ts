@@ -2,7 +2,8 @@ import * as nodePath from "node:path";
 import { canonicalJson, sha256Hex } from "@wfbench/digest";
 import { z } from "zod";
 import { OverlayTransactionError } from "./errors.js";
-import { nodeFsOperations, type FsOperations } from "./fs-operations.js";
+import { nodeFsOperations, walkAncestors, type FileIdentity, type FsOperations } from "./fs-operations.js";
+import { isOverlayDestination, isOverlayTemporaryName } from "./overlay-files.js";
 import type { Result } from "./result.js";
 
 /** Per-destination state recorded in the recovery journal. */
@@ -69,9 +70,110 @@ export interface RecoveryOutcome {
   readonly restored: readonly string[];
 }
 
-/** Why a recovery journal could not be used. */
+/** Stable codes of RecoveryRefusal; callers branch on these, never on messages. */
+export type RecoveryRefusalCode =
+  /** The journal could not be read (missing, permission, I/O) or changed while it was read. */
+  | "journal-unreadable"
+  /** Not JSON, or not the recovery journal schema. */
+  | "journal-malformed"
+  /** Not a file the apply wrote: a symlink or special file, group/other permission bits, a second hard link, another user's, or too large. */
+  | "journal-untrusted"
+  /** An entry names a path the apply never names: a target outside the overlay destinations (or `skills`), a destination other than the target under the journal's directory, a temporary not `.wfevolve-<32 hex>` beside it. */
+  | "invalid-entry"
+  /** An entry's destination is reached through a symlink or a non-directory below the journal's directory. */
+  | "invalid-destination";
+
+/** Why a recovery journal could not be used; nothing it names was touched. */
 export interface RecoveryRefusal {
+  readonly code: RecoveryRefusalCode;
   readonly message: string;
+}
+
+/** Options of recoverOverlayTransaction. */
+export interface RecoveryOptions {
+  /** The suite's evaluated skill names: when given, every entry must be a skill file or mirror of one of them. */
+  readonly skills?: readonly string[];
+}
+
+/** A journal names a few hundred files at most; anything larger is not one the apply wrote. */
+const MAX_RECOVERY_JOURNAL_BYTES = 4 * 1024 * 1024;
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function refuse(code: RecoveryRefusalCode, message: string): { ok: false; error: RecoveryRefusal } {
+  return { ok: false, error: { code, message } };
+}
+
+/**
+ * Reads the journal only when it can be the apply's own: the apply writes it 0600 with exclusive create and rename,
+ * so a symlink, a file with group/other bits (what a checkout or copy leaves), a second hard link, another user's
+ * file or an oversized one is planted, and recovery would unlink and rename whatever it names.
+ */
+function readJournal(fsOps: FsOperations, journalPath: string): Result<RecoveryJournal, RecoveryRefusal> {
+  let before: FileIdentity;
+  try {
+    before = fsOps.lstat(journalPath);
+  } catch (error) {
+    return refuse("journal-unreadable", `recovery journal is unreadable: ${describeError(error)}`);
+  }
+  if (before.kind !== "file") return refuse("journal-untrusted", "recovery journal is not a regular file (a symlink, directory or special file): the apply writes a regular file");
+  if ((before.mode & 0o077) !== 0) {
+    return refuse("journal-untrusted", `recovery journal is not owner-only (mode ${before.mode.toString(8).padStart(4, "0")}): the apply writes it 0600, so a checked-out or copied file is not its journal`);
+  }
+  if (before.nlink > 1) return refuse("journal-untrusted", `recovery journal is hard-linked elsewhere (${before.nlink} links): the apply writes it under one name`);
+  const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+  if (uid !== undefined && before.uid !== undefined && before.uid !== uid) return refuse("journal-untrusted", `recovery journal belongs to another user (uid ${before.uid}, not ${uid})`);
+  if (before.size > BigInt(MAX_RECOVERY_JOURNAL_BYTES)) return refuse("journal-untrusted", `recovery journal is larger than ${MAX_RECOVERY_JOURNAL_BYTES} bytes: no apply writes one that large`);
+  let bytes: Buffer;
+  try {
+    bytes = fsOps.readFile(journalPath);
+    const after = fsOps.lstat(journalPath);
+    // The checks above hold only for the file they looked at: a swap between them and the read is refused.
+    if (after.dev !== before.dev || after.ino !== before.ino || after.size !== before.size || after.mtimeNs !== before.mtimeNs) {
+      return refuse("journal-unreadable", "recovery journal is unreadable: it changed while it was being read");
+    }
+  } catch (error) {
+    return refuse("journal-unreadable", `recovery journal is unreadable: ${describeError(error)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString("utf8"));
+  } catch (error) {
+    return refuse("journal-malformed", `recovery journal is malformed: ${describeError(error)}`);
+  }
+  const parsed = RecoveryJournalSchema.safeParse(json);
+  if (!parsed.success) return refuse("journal-malformed", `recovery journal is malformed: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  return { ok: true, value: parsed.data };
+}
+
+/**
+ * Refuses every entry the apply could not have written, before recovery touches any of them: the apply writes its
+ * journal in the repository root, each destination as root/target for an overlay destination target, and its two
+ * temporaries as `.wfevolve-<32 hex>` beside the destination, under real directories only.
+ */
+function checkEntries(fsOps: FsOperations, root: string, journal: RecoveryJournal, options: RecoveryOptions): RecoveryRefusal | null {
+  for (const entry of journal.backups) {
+    const where = `recovery journal entry ${JSON.stringify(entry.target)}`;
+    if (!isOverlayDestination(entry.target, options.skills)) {
+      const expected = options.skills === undefined ? "a skill file or shipped mirror (.claude/skills/<skill>/….md)" : `a skill file or shipped mirror of ${options.skills.join(", ")}`;
+      return { code: "invalid-entry", message: `${where}: the target is not ${expected}` };
+    }
+    const destination = nodePath.join(root, entry.target);
+    if (entry.destination !== destination) {
+      return { code: "invalid-entry", message: `${where} names the destination ${JSON.stringify(entry.destination)}, not ${JSON.stringify(destination)} (its target under the journal's directory)` };
+    }
+    for (const temporary of [entry.candidate, entry.backup]) {
+      if (nodePath.dirname(temporary) !== nodePath.dirname(destination) || !isOverlayTemporaryName(nodePath.basename(temporary))) {
+        return { code: "invalid-entry", message: `${where} names the temporary ${JSON.stringify(temporary)}, not a .wfevolve-<32 hex> file beside its destination` };
+      }
+    }
+    // A missing ancestor holds nothing to unlink or rename; recovery reports that entry as it always has.
+    const walked = walkAncestors(fsOps, root, entry.target);
+    if (!walked.ok && walked.error.kind !== "missing") return { code: "invalid-destination", message: `${where}: ${walked.error.message}` };
+  }
+  return null;
 }
 
 /** Only a clean ENOENT means absent; any other error propagates so recovery never guesses. */
@@ -89,19 +191,30 @@ function exists(fsOps: FsOperations, path: string): boolean {
 /**
  * Finishes an interrupted or incomplete apply from its recovery journal: a published transaction only loses its
  * backups; any other state is rolled back by inode and digest (a destination is restored only while it still holds
- * exactly the candidate bytes, so a concurrent edit is never overwritten). Trusts the journal only for paths and
- * digests it then re-checks; returns a refusal for an unreadable journal; throws OverlayTransactionError
- * (PROMOTION_APPLY_ROLLBACK_INCOMPLETE) and rewrites the journal when some destination cannot be restored.
+ * exactly the candidate bytes, so a concurrent edit is never overwritten). Trusts a journal only once it is one the
+ * apply could have written (an owner-only regular file of this user with one link, every entry an overlay destination
+ * under the journal's directory (of `options.skills` when given) with `.wfevolve-<32 hex>` temporaries beside it and no
+ * symlinked ancestor), and then only for paths and digests it re-checks. Returns a RecoveryRefusal, touching nothing,
+ * for any other journal; throws OverlayTransactionError (PROMOTION_APPLY_ROLLBACK_INCOMPLETE) and rewrites the journal
+ * when some destination cannot be restored.
  */
-export function recoverOverlayTransaction(journalPath: string, fsOps: FsOperations = nodeFsOperations): Result<RecoveryOutcome, RecoveryRefusal> {
-  let journal: RecoveryJournal;
+export function recoverOverlayTransaction(
+  journalPath: string,
+  fsOps: FsOperations = nodeFsOperations,
+  options: RecoveryOptions = {},
+): Result<RecoveryOutcome, RecoveryRefusal> {
+  const read = readJournal(fsOps, journalPath);
+  if (!read.ok) return read;
+  const journal = read.value;
+  let root: string;
   try {
-    const parsed = RecoveryJournalSchema.safeParse(JSON.parse(fsOps.readFile(journalPath).toString("utf8")));
-    if (!parsed.success) return { ok: false, error: { message: `recovery journal is malformed: ${parsed.error.issues[0]?.message ?? "invalid"}` } };
-    journal = parsed.data;
+    // The apply writes destinations under the real repository root, which is the journal's real directory.
+    root = fsOps.realpath(nodePath.dirname(nodePath.resolve(journalPath)));
   } catch (error) {
-    return { ok: false, error: { message: `recovery journal is unreadable: ${error instanceof Error ? error.message : String(error)}` } };
+    return refuse("journal-unreadable", `recovery journal is unreadable: its directory cannot be resolved (${describeError(error)})`);
   }
+  const refused = checkEntries(fsOps, root, journal, options);
+  if (refused !== null) return { ok: false, error: refused };
   const failures: string[] = [];
   const restored: string[] = [];
   const directories = new Set<string>();
