@@ -50,10 +50,25 @@ describe("createUsageAccumulator", () => {
 });
 
 describe("mergeUsage", () => {
-  it("ignores a usage object with invalid (negative or non-integer) counts", () => {
-    const base = { ...emptyUsage(), input_tokens: 1 };
-    expect(mergeUsage(base, { input_tokens: -1 })).toEqual(base);
-    expect(mergeUsage(base, { output_tokens: 1.5 })).toEqual(base);
+  const start = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+
+  it.each<[string, unknown, Partial<Record<keyof typeof start, number | null>>]>([
+    ["negative", { input_tokens: 46, output_tokens: -1 }, { input_tokens: 46, output_tokens: null }],
+    ["fractional", { output_tokens: 1.5, cache_read_input_tokens: 5 }, { output_tokens: null, cache_read_input_tokens: 5 }],
+    ["a string", { output_tokens: "401" }, { output_tokens: null }],
+    ["an object", { cache_creation_input_tokens: { ephemeral_5m_input_tokens: 3 } }, { cache_creation_input_tokens: null }],
+  ])("makes a %s count unknown (not the base's 0) and still applies the readable ones", (_name, next, changed) => {
+    expect(mergeUsage(start, next)).toEqual({ ...start, ...changed });
+  });
+
+  it("keeps the base for absent or null fields, and for an absent or null usage", () => {
+    expect(mergeUsage(start, { output_tokens: 9, input_tokens: null, server_tool_use: { web_search_requests: 1 } })).toEqual({ ...start, output_tokens: 9 });
+    expect(mergeUsage(start, undefined)).toEqual(start);
+    expect(mergeUsage(start, null)).toEqual(start);
+  });
+
+  it.each([["a string", "401 tokens"], ["a number", 401], ["an array", [1, 2]]])("makes every field unknown for a usage that is %s", (_name, next) => {
+    expect(mergeUsage(start, next)).toEqual(emptyUsage());
   });
 });
 

@@ -13,14 +13,21 @@ export function emptyUsage(): WireUsage {
   return { input_tokens: null, output_tokens: null, cache_read_input_tokens: null, cache_creation_input_tokens: null };
 }
 
-/** Folds a wire usage object onto `base`: fields present (non-null) in `next` override, absent ones stay as they were. */
+/**
+ * Folds a wire usage object onto `base`: a valid count in `next` overrides, an absent or null field stays as it was,
+ * and a field present with anything but a non-negative integer becomes unknown (null), as does every field when
+ * `next` is there but not an object. Absent or null `next` changes nothing.
+ */
 export function mergeUsage(base: WireUsage, next: unknown): WireUsage {
-  const parsed = AnthropicUsageWire.safeParse(next);
-  if (!parsed.success) return base;
+  if (next === undefined || next === null) return base;
+  // A later event's usage supersedes the earlier one's: when it cannot be read, keeping the earlier value would pass
+  // off message_start's placeholder (0 from LiteLLM and most translators) as the final count, and price it.
+  if (typeof next !== "object" || Array.isArray(next)) return emptyUsage();
   const merged: WireUsage = { ...base };
   for (const field of USAGE_FIELDS) {
-    const value = parsed.data[field];
-    if (typeof value === "number") merged[field] = value;
+    const parsed = AnthropicUsageWire.shape[field].safeParse((next as Record<string, unknown>)[field]);
+    if (!parsed.success) merged[field] = null;
+    else if (typeof parsed.data === "number") merged[field] = parsed.data;
   }
   return merged;
 }

@@ -93,4 +93,29 @@ describe("createStreamTranslator", () => {
     expect(data[5]).toMatchObject({ index: 1, content_block: { type: "tool_use", id: "call_a", name: "Bash" } });
     expect(data[12]).toEqual({ type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { input_tokens: 30, output_tokens: 7, cache_read_input_tokens: 20, cache_creation_input_tokens: 0 } });
   });
+
+  function usageEvents(chunks: readonly unknown[]): Record<string, unknown>[] {
+    const t = createStreamTranslator("msg_2", "gpt-4o");
+    const frames = [...chunks.flatMap((c) => t.push(c)), ...t.finish()];
+    const checker = createSseConformanceChecker();
+    const data = createSseParser().push(Buffer.from(frames.join(""), "utf8")).map((e) => checker.push(e)) as Record<string, unknown>[];
+    expect(checker.finish()).toMatchObject({ conformant: true });
+    return data;
+  }
+  const text = { choices: [{ index: 0, delta: { content: "hi" }, finish_reason: "stop" }], usage: null };
+
+  it("invents no counts: message_start's usage is empty, and so is message_delta's when the provider sent none", () => {
+    const data = usageEvents([text]);
+    expect((data[0]?.["message"] as Record<string, unknown>)["usage"]).toEqual({});
+    expect(data.at(-2)).toEqual({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: {} });
+  });
+
+  it.each<[string, unknown]>([
+    ["lacks completion_tokens", { prompt_tokens: 12 }],
+    ["has a fractional count", { prompt_tokens: 12, completion_tokens: 2.5 }],
+    ["is not an object", "12 tokens"],
+  ])("drops an earlier usage chunk's counts when the last one %s (unknown, not stale)", (_name, last) => {
+    const data = usageEvents([{ ...text, usage: { prompt_tokens: 12, completion_tokens: 0 } }, { choices: [], usage: last }]);
+    expect(data.at(-2)?.["usage"]).toEqual({});
+  });
 });

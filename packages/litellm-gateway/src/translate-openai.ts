@@ -142,7 +142,8 @@ const OpenAiUsage = z.looseObject({
 
 /**
  * Anthropic usage for an OpenAI usage object: OpenAI's prompt tokens include the cached ones, Anthropic's input tokens
- * do not; OpenAI reports no cache writes (0). Null when the provider sent no usage: unknown, never 0.
+ * do not; OpenAI reports no cache writes (0). Null when the provider sent no usage, or one lacking prompt or
+ * completion tokens or with any count that is not a non-negative integer: unknown, never 0.
  */
 export function toAnthropicUsage(usage: unknown): Record<string, number> | null {
   const parsed = OpenAiUsage.safeParse(usage);
@@ -249,9 +250,10 @@ function frame(event: string, data: unknown): string {
 }
 
 /**
- * Creates the chunk → SSE translator: a message_start on the first chunk, one content block per text run and per
- * tool call (arguments streamed as input_json_delta), and on finish the open block closed, a message_delta carrying
- * the stop reason and the provider's final usage, and message_stop. Trusts nothing in the chunks.
+ * Creates the chunk → SSE translator: a message_start (with an empty usage) on the first chunk, one content block per
+ * text run and per tool call (arguments streamed as input_json_delta), and on finish the open block closed, a
+ * message_delta carrying the stop reason and the provider's last usage (empty when it sent none or one that does not
+ * parse: never invented counts), and message_stop. Trusts nothing in the chunks.
  */
 export function createStreamTranslator(messageId: string, requestedModel: string): StreamTranslator {
   let started = false;
@@ -268,7 +270,10 @@ export function createStreamTranslator(messageId: string, requestedModel: string
     return [
       frame("message_start", {
         type: "message_start",
-        message: { id: messageId, type: "message", role: "assistant", model: model ?? requestedModel, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
+        // No counts: the provider reports usage only in its last chunk, and a 0 here would be metered as a real 0
+        // when that chunk never comes. The CLI (2.1.332) folds each usage onto its own zero baseline, field by field,
+        // so an empty object reads exactly like zeros to it; the object itself must exist for the SDK's accumulator.
+        message: { id: messageId, type: "message", role: "assistant", model: model ?? requestedModel, content: [], stop_reason: null, stop_sequence: null, usage: {} },
       }),
     ];
   };
@@ -282,8 +287,9 @@ export function createStreamTranslator(messageId: string, requestedModel: string
       const parsed = ChatChunk.safeParse(data);
       if (!parsed.success || finished) return [];
       const out = start(parsed.data.model);
-      const tokens = toAnthropicUsage(parsed.data.usage);
-      if (tokens !== null) usage = tokens;
+      // OpenAI sends `usage: null` on every chunk but the last. A usage object that is there but unreadable makes the
+      // usage unknown rather than leaving an earlier chunk's (possibly 0) count standing.
+      if (parsed.data.usage !== undefined && parsed.data.usage !== null) usage = toAnthropicUsage(parsed.data.usage);
       for (const choice of parsed.data.choices ?? []) {
         if ((choice.index ?? 0) !== 0) continue;
         const delta = choice.delta;

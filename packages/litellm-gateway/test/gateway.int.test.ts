@@ -456,6 +456,24 @@ describe("startGateway", () => {
         expect(summary.costUsd).toBeCloseTo(row?.cost_usd ?? Number.NaN, 12);
       }
     });
+    // A LiteLLM-style start (zeros, the real counts to come in message_delta) and a delta the gateway cannot fully
+    // read: the unreadable fields are unknown, not the start's placeholder 0 priced as free.
+    const zeroStart = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    it.each<[string, unknown, Record<string, number | null>]>([
+      ["one negative field", { input_tokens: 46, output_tokens: -1 }, { input_tokens: 46, output_tokens: null, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }],
+      ["one string field", { input_tokens: 46, output_tokens: "401" }, { input_tokens: 46, output_tokens: null, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }],
+      ["one fractional field", { input_tokens: 46, output_tokens: 401, cache_read_input_tokens: 0.5 }, { input_tokens: 46, output_tokens: 401, cache_read_input_tokens: null, cache_creation_input_tokens: 0 }],
+      ["a usage that is not an object", "401 tokens", { input_tokens: null, output_tokens: null, cache_read_input_tokens: null, cache_creation_input_tokens: null }],
+    ])("records a message_delta usage with %s as unknown where unreadable, never message_start's 0", async (_name, delta, expected) => {
+      const token = gateway.mintCellToken("cell-bad-delta");
+      const events = buildEvents({ startUsage: zeroStart }).map((e) => (e["type"] === "message_delta" ? { ...e, usage: delta } : e));
+      upstream.enqueue({ kind: "sse", body: events.map((e) => frame(e)).join("") });
+      expect((await post(token)).status).toBe(200);
+      const [row] = await rows();
+      expect(row?.usage).toEqual(expected);
+      expect(row).toMatchObject({ outcome: "ok", cost_usd: null, priced_model: null });
+      expect(gateway.summarizeCell("cell-bad-delta")).toMatchObject({ complete: false, costUsd: null });
+    });
   });
 
   describe("configuration", () => {

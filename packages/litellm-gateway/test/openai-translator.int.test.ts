@@ -7,6 +7,7 @@ import { Agent } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startGateway, type Gateway } from "../src/start-gateway.js";
 import { readUsageLog } from "../src/usage-log.js";
+import { startTestUpstream, type TestUpstream } from "./support/upstream.js";
 
 // The OpenAI route without the CLI: Anthropic SDK → metering gateway → translator → scripted model in OpenAI mode.
 const OPENAI_KEY = "sk-proj-test-openai-key-5f1e2d3c4b5a69788796a5b4c3d2e1f0";
@@ -42,6 +43,7 @@ let dir: string;
 let provider: ScriptedModelServer;
 let gateway: Gateway;
 let client: Agent;
+let stand: TestUpstream | null = null;
 
 function sdk(token: string): Anthropic {
   return new Anthropic({ apiKey: token, baseURL: "http://localhost", maxRetries: 0, fetchOptions: { dispatcher: client } as never });
@@ -62,6 +64,8 @@ afterEach(async () => {
   await client.close();
   await gateway.close();
   await provider.close();
+  await stand?.close();
+  stand = null;
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -145,5 +149,97 @@ describe("the OpenAI route through the translator", () => {
     expect(await translatorDirs()).toHaveLength(1);
     await gateway.close();
     expect(await translatorDirs()).toEqual([]);
+  });
+});
+
+// A provider that ignores stream_options.include_usage, or sends a usage it cannot stand behind: the scripted model
+// always honours include_usage, so this loopback stand-in speaks the chat-completions wire by hand.
+describe("the OpenAI route when the provider does not report usage", () => {
+  const unknown = { input_tokens: null, output_tokens: null, cache_read_input_tokens: null, cache_creation_input_tokens: null };
+  const chunk = (extra: Record<string, unknown>) => `data: ${JSON.stringify({ id: "chatcmpl-1", model: "gpt-4.1-mini", ...extra })}\n\n`;
+  const chunks = (usage: unknown): string =>
+    [
+      chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }], usage: null }),
+      chunk({ choices: [{ index: 0, delta: { content: "Hi." }, finish_reason: null }], usage: null }),
+      chunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: null }),
+      ...(usage === undefined ? [] : [chunk({ choices: [], usage })]),
+      "data: [DONE]\n\n",
+    ].join("");
+
+  async function startStand(): Promise<TestUpstream> {
+    stand = await startTestUpstream();
+    await start(OPENAI_KEY, `${stand.url}/v1`);
+    return stand;
+  }
+
+  async function onlyRow() {
+    await gateway.flush();
+    const rows = await readUsageLog(join(dir, "usage.jsonl"));
+    expect(rows).toHaveLength(1);
+    return rows[0]!;
+  }
+
+  it.each<[string, unknown]>([
+    ["no usage chunk (include_usage ignored)", undefined],
+    ["a usage chunk without completion_tokens", { prompt_tokens: 12 }],
+    ["a usage chunk with a negative count", { prompt_tokens: 12, completion_tokens: -3 }],
+    ["a usage chunk with a string count", { prompt_tokens: "12", completion_tokens: 4 }],
+    ["a usage chunk that is not an object", "12 tokens"],
+  ])("meters a stream with %s as unknown usage and cost (null, never 0)", async (_name, usage) => {
+    const provider = await startStand();
+    provider.enqueue({ kind: "sse", body: chunks(usage) });
+    const token = gateway.mintCellToken("cell-nousage");
+    const message = await sdk(token).messages.stream({ model: "gpt-4.1-mini", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).finalMessage();
+    expect(message.content).toMatchObject([{ type: "text", text: "Hi." }]);
+    expect(JSON.parse(provider.seen[0]?.body ?? "{}")).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    const row = await onlyRow();
+    expect(row).toMatchObject({ upstream: "openai", outcome: "ok", sse_conformant: true, usage: unknown, cost_usd: null, priced_model: null });
+    // Served but not measured: the cell's spend is unknown, not free.
+    expect(gateway.summarizeCell("cell-nousage")).toMatchObject({ requests: 1, complete: false, costUsd: null, wireTokens: 0 });
+  });
+
+  it("meters a usage chunk that follows an earlier readable one but is itself unreadable as unknown, not the stale count", async () => {
+    const provider = await startStand();
+    const early = chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "Hi." }, finish_reason: null }], usage: { prompt_tokens: 12, completion_tokens: 0 } });
+    provider.enqueue({ kind: "sse", body: `${early}${chunks({ prompt_tokens: 12, completion_tokens: 2.5 })}` });
+    await sdk(gateway.mintCellToken("cell-stale")).messages.stream({ model: "gpt-4.1-mini", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).finalMessage();
+    expect((await onlyRow()).usage).toEqual(unknown);
+  });
+
+  it("meters a stream cut before its usage chunk as unknown usage, not 0 input tokens", async () => {
+    const provider = await startStand();
+    provider.enqueue({ kind: "hangup-after", body: chunks(undefined).replace("data: [DONE]\n\n", "") });
+    const failure = await sdk(gateway.mintCellToken("cell-cut")).messages.stream({ model: "gpt-4.1-mini", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).finalMessage().catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(Error);
+    const row = await onlyRow();
+    expect(row).toMatchObject({ outcome: "stream_error", usage: unknown, cost_usd: null });
+    expect(row.message_id).toMatch(/^msg_oai_/);
+  });
+
+  it.each<[string, unknown]>([
+    ["no usage", undefined],
+    ["usage without prompt_tokens", { completion_tokens: 4 }],
+    ["usage with an invalid cached count", { prompt_tokens: 12, completion_tokens: 4, prompt_tokens_details: { cached_tokens: -1 } }],
+  ])("meters a non-streaming completion with %s as unknown usage and cost", async (_name, usage) => {
+    const provider = await startStand();
+    provider.enqueue({
+      kind: "json",
+      status: 200,
+      body: { id: "chatcmpl-2", object: "chat.completion", model: "gpt-4.1-mini", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "Hi." } }], ...(usage === undefined ? {} : { usage }) },
+    });
+    const message = await sdk(gateway.mintCellToken("cell-json-nousage")).messages.create({ model: "gpt-4.1-mini", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
+    expect(message.content).toMatchObject([{ type: "text", text: "Hi." }]);
+    const row = await onlyRow();
+    expect(row).toMatchObject({ outcome: "ok", stream: false, usage: unknown, cost_usd: null, priced_model: null });
+    expect(gateway.summarizeCell("cell-json-nousage")).toMatchObject({ complete: false, costUsd: null });
+  });
+
+  it("still meters a provider that does report usage exactly (control)", async () => {
+    const provider = await startStand();
+    provider.enqueue({ kind: "sse", body: chunks({ prompt_tokens: 300, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 100 } }) });
+    await sdk(gateway.mintCellToken("cell-usage")).messages.stream({ model: "gpt-4.1-mini", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).finalMessage();
+    const row = await onlyRow();
+    expect(row.usage).toEqual({ input_tokens: 200, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 });
+    expect(row.cost_usd).toBeGreaterThan(0);
   });
 });
