@@ -72,3 +72,24 @@ describe("wfbench evolve, offline, keep_incumbent feeds the next generation", ()
     expect(readFileSync(join(root, SKILL)).equals(bytes("work-v2"))).toBe(true);
   });
 });
+
+describe("wfbench evolve, offline, a seed's proposal feeds generation 0", () => {
+  // Runs after the feedback suite above (vitest keeps a file's order): its gen-0/bench is this run's seed, and the
+  // proposal beside it (gen-0/proposer/proposal.md, §9.1's `<seed>/../proposal.md`) is the prior proposal.
+  const fixture = join(REPO_ROOT, "apps/evolve/test/fixtures/proposer-feedback/scripted-proposer.yaml");
+  let root: string;
+  let out: string;
+  let result: EvolveOutcome;
+  beforeAll(async () => {
+    root = repoRoot("seeded");
+    out = join(scratch, "out-seeded");
+    result = await evolve(["--tasks", SUITE, "--proposer-script", fixture, "--seed-results", join(scratch, "out-feedback/gen-0/bench"), "--runs", "3", "--workers", "2", "--apply", "--repo-root", root, "--out-root", out]);
+  }, 1_500_000);
+
+  it("stages the seed's proposal as prior-proposal.md, so generation 0 writes work-v2, which promotes", () => {
+    expect(result.code, result.stderr).toBe(0);
+    // The fixture writes work-v2 only when /evidence held prior-proposal.md (and seed rows); work-v3 otherwise.
+    expect(readFileSync(join(out, "gen-0/proposer/overlay", SKILL)).equals(readFileSync(join(REPO_ROOT, "tasks/demo/overlays/work-v2", SKILL)))).toBe(true);
+    expect(result.stdout).toMatch(/PROMOTED: generation 0/u);
+  });
+});

@@ -12,6 +12,7 @@ import { digestSweepRuntime } from "@wfbench/sweep";
 import type { SuiteSkills, TaskDefinitionBinding } from "@wfbench/task-suite";
 import { buildRunnerArgv, executedBenchmarkArms } from "./build-runner-argv.js";
 import { EvolveLoopError, isEvolveLoopError } from "./errors.js";
+import { findGenerationProposal, findSeedProposal } from "./find-prior-proposal.js";
 import { freezeOverlay } from "./freeze-overlay.js";
 import { EVOLVE_USAGE, parseEvolveArgs, type EvolveOptions } from "./parse-evolve-args.js";
 import { checkRepoRoot, pinTargetBases } from "./pin-target-bases.js";
@@ -171,7 +172,7 @@ async function propose(loop: Loop, generation: number, genDir: string, evidence:
 async function runGenerations(loop: Loop): Promise<number> {
   const { options, host } = loop;
   let evidence = options.seedResults;
-  let priorProposal: string | null = null;
+  let priorProposal = options.seedResults === null ? null : findSeedProposal(options.seedResults);
   for (let generation = 0; generation < options.generations; generation += 1) {
     const genDir = join(options.outRoot, `gen-${generation}`);
     await mkdir(genDir, { recursive: true });
@@ -233,8 +234,7 @@ async function runGenerations(loop: Loop): Promise<number> {
     }
     host.stdout(`NOT PROMOTED — ${gate.reason}\n`);
     evidence = benchOut;
-    const proposal = join(genDir, "proposer", "proposal.md");
-    priorProposal = existsSync(proposal) ? proposal : null;
+    priorProposal = findGenerationProposal(genDir);
   }
   host.stdout("No candidate cleared the gate; the incumbent skills stay as they are.\n");
   return EVOLVE_EXIT.ok;
