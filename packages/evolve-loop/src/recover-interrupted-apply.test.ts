@@ -124,9 +124,18 @@ describe("recoverInterruptedApply", () => {
     rmSync(path);
     const outside = join(root, "outside.json");
     writeFileSync(outside, JSON.stringify({ failure: null, transaction_state: "published", rollback_failures: [], backups: [entry()] }), { mode: 0o600 });
-    symlinkSync(outside, join(repo, ".wfbench-overlay-recovery-x.json"));
+    symlinkSync(outside, join(repo, ".wfbench-overlay-recovery-20260101T000000000001Z.json"));
     await expect(recover()).rejects.toThrow(/\(journal-untrusted\).*regular file/u);
     expect(existsSync(backup)).toBe(true);
+  });
+
+  it("leaves alone a file whose name is not one the apply gives its journal", async () => {
+    const backup = entry().backup;
+    writeFileSync(backup, "old\n");
+    journal([entry()], 0o600, ".wfbench-overlay-recovery-x.json");
+    await expect(recover()).resolves.toBeUndefined();
+    expect(existsSync(backup)).toBe(true);
+    expect(existsSync(join(repo, ".wfbench-overlay-recovery-x.json"))).toBe(true);
   });
 
   it("refuses a destination reached through a linked directory", async () => {

@@ -1,9 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { nodeFsOperations, recoverOverlayTransaction } from "@wfbench/promotion-gate";
+import { isRecoveryJournalName, nodeFsOperations, recoverOverlayTransaction } from "@wfbench/promotion-gate";
 import { EvolveLoopError } from "./errors.js";
-
-const JOURNAL_NAME = /^\.wfbench-overlay-recovery-.*\.json$/u;
 
 /**
  * Finishes any interrupted apply in the repository (its recovery journals), before a new apply starts; `print` gets one
@@ -14,7 +12,7 @@ const JOURNAL_NAME = /^\.wfbench-overlay-recovery-.*\.json$/u;
  */
 export async function recoverInterruptedApply(repoRoot: string, skills: readonly string[], print: (line: string) => void): Promise<void> {
   for (const name of (await readdir(repoRoot)).sort()) {
-    if (!JOURNAL_NAME.test(name)) continue;
+    if (!isRecoveryJournalName(name)) continue;
     const recovered = recoverOverlayTransaction(join(repoRoot, name), nodeFsOperations, { skills });
     if (!recovered.ok) {
       throw new EvolveLoopError(

@@ -7,6 +7,7 @@ import { applyPromotedOverlay } from "./apply-promoted-overlay.js";
 import { OverlayTransactionError } from "./errors.js";
 import { nodeFsOperations, type FsOperations } from "./fs-operations.js";
 import { computeOverlayDigest, isOverlayTemporaryName } from "./overlay-files.js";
+import { isRecoveryJournalName } from "./recovery-journal.js";
 import { recoverOverlayTransaction } from "./recovery-journal.js";
 
 const NOW = new Date("2026-07-25T12:00:00.123Z");
@@ -244,6 +245,13 @@ describe("applyPromotedOverlay", () => {
     const staged = named.filter((name) => !name.startsWith(".wfbench-overlay-recovery-"));
     expect(staged).toHaveLength(7);
     expect(staged.every(isOverlayTemporaryName)).toBe(true);
+    // And its journal is named so recovery finds it: the rule callers list the repository root with.
+    // The journal is written to a `.tmp` beside it and renamed into place; the name it lands under is the rule's.
+    const journals = named.filter((name) => name.startsWith(".wfbench-overlay-recovery-")).map((name) => name.replace(/\.[^.]+\.tmp$/u, ""));
+    expect(journals.length).toBeGreaterThan(0);
+    expect(journals.every(isRecoveryJournalName)).toBe(true);
+    expect(isRecoveryJournalName(".wfbench-overlay-recovery-x.json")).toBe(false);
+    expect(isRecoveryJournalName("a/.wfbench-overlay-recovery-20260725T120000123000Z.json")).toBe(false);
   });
 
   describe("a failure injected at every step", () => {

@@ -5,7 +5,7 @@ import { OverlayTransactionError, type TransactionState } from "./errors.js";
 import { holdTerminationSignals } from "./hold-termination-signals.js";
 import { nodeFsOperations, walkAncestors, type FileIdentity, type FsOperations } from "./fs-operations.js";
 import { checkOverlayPath, computeOverlayDigest, listMirrorTargets, overlayTemporaryName, type OverlayFile } from "./overlay-files.js";
-import { writeRecoveryJournal, type JournalEntry, type RecoveryJournal } from "./recovery-journal.js";
+import { recoveryJournalName, writeRecoveryJournal, type JournalEntry, type RecoveryJournal } from "./recovery-journal.js";
 import type { Result } from "./result.js";
 
 /** Inputs of applyPromotedOverlay. */
@@ -240,7 +240,7 @@ function runTransaction(input: ApplyOverlayInput): AppliedOverlay {
     });
   }
 
-  const journalPath = nodePath.join(root, `.wfbench-overlay-recovery-${formatRecoveryStamp(input.now)}.json`);
+  const journalPath = nodePath.join(root, recoveryJournalName(formatRecoveryStamp(input.now)));
   const transaction = new Transaction(fsOps, targets, journalPath, randomHex);
   return transaction.run();
 }

@@ -70,5 +70,5 @@ export { nodeFsOperations } from "./fs-operations.js";
 export type { FsOperations, FileIdentity } from "./fs-operations.js";
 export { applyPromotedOverlay } from "./apply-promoted-overlay.js";
 export type { ApplyOverlayInput, ApplyOverlayRefusal, AppliedOverlay } from "./apply-promoted-overlay.js";
-export { recoverOverlayTransaction, RecoveryJournalSchema } from "./recovery-journal.js";
+export { isRecoveryJournalName, recoverOverlayTransaction, RecoveryJournalSchema } from "./recovery-journal.js";
 export type { RecoveryJournal, RecoveryOptions, RecoveryOutcome, RecoveryRefusal, RecoveryRefusalCode } from "./recovery-journal.js";

@@ -24,6 +24,22 @@ export const JournalEntrySchema = z.object({
 /** One destination of the journal. */
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
 
+const RECOVERY_JOURNAL_NAME = /^\.wfbench-overlay-recovery-\d{8}T\d{12}Z\.json$/u;
+
+/**
+ * True when `name` (a file name, not a path) is one the apply gives its recovery journal
+ * (`.wfbench-overlay-recovery-<%Y%m%dT%H%M%S%fZ>.json` in the repository root); trusts nothing about the name, and a
+ * true answer says nothing about the file: recoverOverlayTransaction still checks it is the apply's own.
+ */
+export function isRecoveryJournalName(name: string): boolean {
+  return RECOVERY_JOURNAL_NAME.test(name);
+}
+
+/** The journal name for a `%Y%m%dT%H%M%S%fZ` stamp: the one form isRecoveryJournalName accepts. */
+export function recoveryJournalName(stamp: string): string {
+  return `.wfbench-overlay-recovery-${stamp}.json`;
+}
+
 /** The recovery file (`.wfbench-overlay-recovery-<UTC stamp>.json`, mode 0600) in the repository root. */
 export const RecoveryJournalSchema = z.object({
   failure: z.string().nullable(),
