@@ -173,6 +173,8 @@ describe.skipIf(tools.skip)("a tool input nested 3,000 levels deep, through the 
     expect(detail).toMatchObject({ returncode: 0, process_state: "exited", subtype: null, is_error: null, stderr_tail: null });
     expect(detail["event_stream_error"]).toMatch(/^EVIDENCE_NESTING_TOO_DEEP: malformed event at line \d+: nested deeper than 256 levels$/u);
     expect(row["evidence_diagnostics"]).toContainEqual(expect.stringMatching(/^transcript salvaged from a stream that did not parse \(EVIDENCE_NESTING_TOO_DEEP\): \d+ line\(s\) kept, 1 unparsed$/u));
+    // The CLI made every request: the wire note says its refused stream cannot account for them, not that spend left it.
+    expect(row["evidence_diagnostics"]).toContainEqual(expect.stringMatching(/^unaccounted spend: \d+ gateway request\(s\) .* \(session 1's stream did not parse whole, so requests its CLI made may be among them\)$/u));
     // The session went on after the deep turn: all three scripted turns crossed the gateway.
     expect(row["wire_requests"]).toBe(3);
   });

@@ -141,8 +141,8 @@ describe("renderReport", () => {
 
     it("says how many runs spent outside their CLI", () => {
       const text = render([row("baseline", 0, { resolved: false, error_kind: "evidence-unverified", wire_unaccounted_requests: 2 }), row("baseline", 1, { wire_unaccounted_requests: 0 })]);
-      expect(text).toContain("1 run(s) spent on the wire outside their CLI (`wire_unaccounted_requests` in results.jsonl): their evidence is unverified.");
-      expect(render([row("baseline", 0, { wire_unaccounted_requests: 0 })])).not.toContain("outside their CLI");
+      expect(text).toContain("1 run(s) show gateway requests that no readable CLI stream of theirs accounts for (`wire_unaccounted_requests` in results.jsonl): spend outside the CLI, or a session whose stream did not parse whole (its row says which); their evidence is unverified.");
+      expect(render([row("baseline", 0, { wire_unaccounted_requests: 0 })])).not.toContain("no readable CLI stream");
     });
 
     it("lists every contamination pair (the later arm names the earlier ones) as a possible shared-state leak", () => {

@@ -279,7 +279,7 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
   if (reviewLines.length > 0) lines.push(...reviewLines, "");
   if (excluded > 0) lines.push(`${excluded} run(s) hit session/infra errors or had unverifiable evidence and were excluded from the medians.`, "");
   const unaccounted = parsed.value.filter((row) => (row.wire_unaccounted_requests ?? 0) > 0);
-  if (unaccounted.length > 0) lines.push(`${unaccounted.length} run(s) spent on the wire outside their CLI (\`wire_unaccounted_requests\` in results.jsonl): their evidence is unverified.`, "");
+  if (unaccounted.length > 0) lines.push(`${unaccounted.length} run(s) show gateway requests that no readable CLI stream of theirs accounts for (\`wire_unaccounted_requests\` in results.jsonl): spend outside the CLI, or a session whose stream did not parse whole (its row says which); their evidence is unverified.`, "");
   if (missing > 0) lines.push(`${missing} run(s) had no locatable session transcript.`, "");
   const disagreeing = parsed.value.filter((row) => row.cost_disagreement_flagged === true);
   if (disagreeing.length > 0) {

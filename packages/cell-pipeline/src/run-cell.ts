@@ -86,12 +86,18 @@ function accountSessions(sessions: readonly SessionRecord[]): StreamAccounting {
   return { messageIds: sessions.flatMap((session) => session.assistantMessageIds), reportedTokens };
 }
 
-/** The row's note on spend outside the CLI, or null when every served request is accounted for (or none was matched). */
-function describeUnaccounted(draft: CellDraft): string | null {
+/**
+ * The row's note on spend outside the CLI, or null when every served request is accounted for (or none was matched).
+ * A session whose stream did not parse whole (refused, or cut by a kill) shows only the message ids it parsed, so
+ * the note says so rather than claiming the CLI did not make those requests.
+ */
+function describeUnaccounted(draft: CellDraft, sessions: readonly SessionRecord[]): string | null {
   const requests = draft.wire_unaccounted_requests ?? null;
   if (requests === null || requests === 0) return null;
   const cost = draft.wire_unaccounted_cost_usd ?? null;
-  return `unaccounted spend: ${requests} gateway request(s) of the cell's token (${cost === null ? "cost unknown" : `$${cost.toFixed(6)}`}) that no CLI stream of the cell accounts for`;
+  const unparsed = sessions.flatMap((session, index) => (session.toolUseCounts === null ? [index + 1] : []));
+  const why = unparsed.length === 0 ? "" : ` (session ${unparsed.join(", ")}'s stream did not parse whole, so requests its CLI made may be among them)`;
+  return `unaccounted spend: ${requests} gateway request(s) of the cell's token (${cost === null ? "cost unknown" : `$${cost.toFixed(6)}`}) that no CLI stream of the cell accounts for${why}`;
 }
 
 /**
@@ -187,7 +193,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
   const gateway = gatewayCloser(input.gateway, cellId, draft, progress);
   // Outside the measured stage judgeCell never sees the wire; the row still says what was spent outside the CLI.
   const noteUnaccounted = (): void => {
-    const note = describeUnaccounted(draft);
+    const note = describeUnaccounted(draft, progress.sessions);
     if (note !== null) draft.evidence_diagnostics = [...draft.evidence_diagnostics, note];
   };
   try {
@@ -326,7 +332,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
         reviewFailure: outcome.reviewFailure,
         aborted: input.signal?.aborted === true,
         wire: gateway.wire,
-        unaccountedSpend: describeUnaccounted(draft),
+        unaccountedSpend: describeUnaccounted(draft, progress.sessions),
         ...measured,
       }),
     );
