@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { compareCodePoints } from "./compare-code-points.js";
 import { canonicalJson, digestJson, hashFrames, sha256Hex, sha256Stream } from "./sha256.js";
 
 describe("sha256Hex", () => {
@@ -24,6 +26,35 @@ describe("digestJson", () => {
     expect(digestJson({ b: 1, a: 2 })).toBe(digestJson({ a: 2, b: 1 }));
     expect(digestJson({ a: 1 })).toBe(createHash("sha256").update('{"a":1}').digest("hex"));
     expect(digestJson([])).toBe(sha256Hex("[]"));
+  });
+});
+
+describe("canonicalJson", () => {
+  it("sorts keys by code point, as Python's json.dumps(sort_keys=True) does, not by UTF-16 unit", () => {
+    // U+FF01 sorts before U+1F600 by code point; JavaScript's default sort compares the surrogate 0xD83D first.
+    expect(Object.keys({ "\u{1F600}": 1, "\uFF01": 2 }).sort()).toEqual(["\u{1F600}", "\uFF01"]);
+    expect(canonicalJson({ "\u{1F600}": 1, "\uFF01": 2 })).toBe('{"\uFF01":2,"\u{1F600}":1}');
+    // Python: json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    const value = { "\u{1F600}": 1, "\uFF01": { b: [1, { "\u{1F600}": "x", "\uFF5E": "y", z: null }], a: true }, A: "é" };
+    const python = '{"A":"é","\uFF01":{"a":true,"b":[1,{"z":null,"\uFF5E":"y","\u{1F600}":"x"}]},"\u{1F600}":1}';
+    expect(canonicalJson(value)).toBe(python);
+    expect(digestJson(value)).toBe("2d582574dcc435088c96bf695115796b95d1729d4a2a717ed205ab85e388a45a");
+  });
+
+  it("orders keys as compareCodePoints does, whatever their insertion order", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ unit: "grapheme", maxLength: 4 }), { maxLength: 8 }), (keys) => {
+        const forward = Object.fromEntries(keys.map((key, i) => [key, i]));
+        const backward = Object.fromEntries([...keys].reverse().map((key) => [key, forward[key]]));
+        const text = canonicalJson(forward);
+        expect(canonicalJson(backward)).toBe(text);
+        expect(Object.keys(JSON.parse(text) as object)).toEqual(
+          // Integer-like keys come first in any parsed object, so compare the order of the rest only.
+          Object.keys(Object.fromEntries([...keys].sort(compareCodePoints).map((key) => [key, 0]))),
+        );
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

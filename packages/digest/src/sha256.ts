@@ -1,5 +1,15 @@
 import { createHash } from "node:crypto";
 import stringify from "fast-json-stable-stringify";
+import { compareCodePoints } from "./compare-code-points.js";
+
+// fast-json-stable-stringify 2.1.0 takes `opts.cmp`, called with `{ key, value }` for two keys of one object (its
+// bundled typings declare only the value argument).
+interface KeyEntry {
+  readonly key: string;
+  readonly value: unknown;
+}
+const stringifyWith = stringify as unknown as (value: unknown, opts: { cmp: (a: KeyEntry, b: KeyEntry) => number }) => string;
+const CODE_POINT_KEYS = { cmp: (a: KeyEntry, b: KeyEntry): number => compareCodePoints(a.key, b.key) };
 
 /** sha256 hex of UTF-8 text or raw bytes. Trusts its input to be the exact bytes meant; no normalisation. */
 export function sha256Hex(data: string | Uint8Array): string {
@@ -18,11 +28,13 @@ export async function sha256Stream(chunks: AsyncIterable<Uint8Array>): Promise<{
 }
 
 /**
- * Canonical JSON text (compact, keys sorted, fast-json-stable-stringify): the only form any digest of a structured
- * value is taken over. Trusts `value` to be JSON data; `undefined` members are dropped as JSON.stringify drops them.
+ * Canonical JSON text (compact, fast-json-stable-stringify, object keys sorted by code point as Python's
+ * `json.dumps(sort_keys=True)` sorts them, not by UTF-16 unit): the only form any digest of a structured value is
+ * taken over. Trusts `value` to be JSON data; `undefined` members are dropped as JSON.stringify drops them, and a
+ * non-finite number becomes `null` where Python's `allow_nan=False` would refuse it.
  */
 export function canonicalJson(value: unknown): string {
-  return stringify(value);
+  return stringifyWith(value, CODE_POINT_KEYS);
 }
 
 /** sha256 hex of the canonical JSON of `value`, so key order never changes a digest. */

@@ -1,5 +1,7 @@
-/** The one marker every redacted value becomes, in every log, row, transcript and message. */
-export const REDACTED = "[REDACTED]";
+import { REDACTED } from "./marker.js";
+import { isWrappable, redactWrapped } from "./redact-wrapped.js";
+
+export { REDACTED };
 
 /**
  * Secrets shorter than this are never searched for. A 1-3 character "secret" (a placeholder key such as "k") would
@@ -23,13 +25,14 @@ const BEARER_HINT = /bearer/i;
 // before the path, so a raw `@` inside the password cannot end the match early and leak the rest.
 const URL_USERINFO = /([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/?#"<>`]*@/g;
 
-/** A redactor with its secrets prepared once (literals, their base64 forms, longest first). */
+/** A redactor with its secrets prepared once (literals and their base64 forms, longest first, whole or wrapped). */
 export type TextRedactor = (text: string) => string;
 
 /**
- * Redacts one string with the whole rule set: the known secrets (and their base64 / base64url forms), `sk-ant-…`
- * keys, `gh?_…` tokens, authorization values (prefix and scheme kept), bearer credentials and URL userinfo. Trusts
- * nothing in the text; secrets under MIN_SECRET_CHARS are ignored. A secret split across two strings is not found.
+ * Redacts one string with the whole rule set: the known secrets (and their base64 / base64url forms, also wrapped
+ * across lines as `base64`, MIME and PEM print them), `sk-ant-…` keys, `gh?_…` tokens, authorization values (prefix
+ * and scheme kept), bearer credentials and URL userinfo. Trusts nothing in the text; secrets under MIN_SECRET_CHARS
+ * are ignored. A secret split across two strings is not found.
  */
 export function redactText(text: string, secrets: readonly (string | undefined)[] = []): string {
   return createTextRedactor(secrets)(text);
@@ -37,30 +40,39 @@ export function redactText(text: string, secrets: readonly (string | undefined)[
 
 /** {@link redactText} with the secrets prepared once, for redacting many strings with the same secrets. */
 export function createTextRedactor(secrets: readonly (string | undefined)[]): TextRedactor {
-  const literals = prepareSecrets(secrets);
-  return (text) => redactShapes(redactLiterals(text, literals));
+  const prepared = prepareSecrets(secrets);
+  return (text) => redactShapes(redactLiterals(text, prepared));
 }
 
 /**
- * Replaces only the known secrets and their base64 forms, leaving every other byte alone: for text that is passed
- * on rather than logged (a proxied reply must stay byte for byte unless it carries a key). Same secret rules as
- * {@link redactText}.
+ * Replaces only the known secrets and their base64 forms (wrapped across lines or not), leaving every other byte
+ * alone: for text that is passed on rather than logged (a proxied reply must stay byte for byte unless it carries a
+ * key). Same secret rules as {@link redactText}.
  */
 export function redactKnownSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   return redactLiterals(text, prepareSecrets(secrets));
 }
 
+interface PreparedSecrets {
+  /** Every form, longest first: replaced wherever it occurs whole. */
+  readonly literals: readonly string[];
+  /** The forms also searched for across line breaks: every encoded form, and a literal of base64 characters only. */
+  readonly wrappable: readonly string[];
+}
+
 // Longest first, so a secret that contains another is replaced whole. Each secret also stands for its base64 and
 // base64url encodings (a Basic credential, a data blob), at the three byte alignments it can have inside a longer
-// encoded run: only the characters that depend on the secret's bytes alone are kept.
-function prepareSecrets(secrets: readonly (string | undefined)[]): readonly string[] {
-  const literals = new Set<string>();
+// encoded run: only the characters that depend on the secret's bytes alone are kept. Forms of at least
+// MIN_ENCODED_SECRET_CHARS base64 characters are also found wrapped across lines (`base64` / MIME / PEM output).
+function prepareSecrets(secrets: readonly (string | undefined)[]): PreparedSecrets {
+  const forms = new Set<string>();
   for (const secret of secrets) {
     if (secret === undefined || secret.length < MIN_SECRET_CHARS) continue;
-    literals.add(secret);
-    for (const encoded of encodeSecret(secret)) literals.add(encoded);
+    forms.add(secret);
+    for (const encoded of encodeSecret(secret)) forms.add(encoded);
   }
-  return [...literals].sort((a, b) => b.length - a.length);
+  const literals = [...forms].sort((a, b) => b.length - a.length);
+  return { literals, wrappable: literals.filter((form) => form.length >= MIN_ENCODED_SECRET_CHARS && isWrappable(form)) };
 }
 
 function encodeSecret(secret: string): string[] {
@@ -77,10 +89,11 @@ function encodeSecret(secret: string): string[] {
   return out;
 }
 
-function redactLiterals(text: string, literals: readonly string[]): string {
+// Whole forms first, exactly as before wrapped forms were searched for; then the forms that straddle a line break.
+function redactLiterals(text: string, prepared: PreparedSecrets): string {
   let out = text;
-  for (const secret of literals) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  return out;
+  for (const secret of prepared.literals) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return redactWrapped(out, prepared.wrappable);
 }
 
 function redactShapes(text: string): string {
