@@ -2,7 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { aliasBombInputYaml, deepInputYaml, nestFlow, nestingDepth, scriptWithInput } from "../test/support/deep-yaml.js";
 import { loadScript, parseScript } from "./load-script.js";
+import { MAX_TOOL_INPUT_DEPTH } from "./script-limits.js";
 
 const goodTurn = "      - content: [{ type: text, text: hi }]\n        usage: { input_tokens: 1, output_tokens: 2 }\n";
 const goodScript = `version: 1\ntrajectories:\n  - name: t\n    match: { contains: MARK }\n    turns:\n${goodTurn}`;
@@ -144,6 +146,95 @@ describe("parseScript", () => {
     expect(issue, JSON.stringify(result.error.issues)).toBeDefined();
     expect(`${issue?.path} ${issue?.message}`).toMatch(fragment);
     expect(result.error.message).toContain(issue?.path ?? "");
+  });
+});
+
+describe("parseScript on hostile scripts", () => {
+  const inputPath = "trajectories[0].turns[0].content[0].input";
+
+  function loadedInput(text: string): Record<string, unknown> {
+    const result = parseScript(text, "scripts/deep.yaml");
+    expect(result.ok, result.ok ? "" : result.error.message).toBe(true);
+    const block = result.ok ? result.value.trajectories[0]?.turns[0]?.content[0] : undefined;
+    if (block?.type !== "tool_use") throw new Error("no tool_use block");
+    return block.input;
+  }
+
+  function refusal(text: string): { kind: string; path: string; message: string; whole: string } {
+    const result = parseScript(text, "scripts/hostile.yaml");
+    expect(result.ok).toBe(false);
+    if (result.ok) throw new Error("loaded");
+    expect(result.error.message).toContain("scripts/hostile.yaml");
+    const [issue] = result.error.issues;
+    return { kind: result.error.kind, path: issue?.path ?? "", message: issue?.message ?? "", whole: result.error.message };
+  }
+
+  // Before: checkJsonValue recursed and threw RangeError near 3,600 object / 2,800 list levels.
+  it.each([
+    { kind: "map" as const, depth: 3_601 },
+    { kind: "seq" as const, depth: 2_801 },
+    { kind: "map" as const, depth: MAX_TOOL_INPUT_DEPTH },
+    { kind: "seq" as const, depth: MAX_TOOL_INPUT_DEPTH },
+  ])("loads a $depth-level $kind tool input built from chained anchors, unchanged", ({ kind, depth }) => {
+    const input = loadedInput(scriptWithInput(deepInputYaml(kind, depth)));
+    expect(nestingDepth(input)).toBe(depth);
+    let cursor: unknown = input["payload"];
+    for (let level = 2; level < depth; level += 1) cursor = kind === "map" ? (cursor as { a: unknown }).a : (cursor as unknown[])[0];
+    expect(cursor).toEqual(kind === "map" ? { a: "bottom" } : ["bottom"]);
+  });
+
+  it.each([
+    { kind: "map" as const, depth: MAX_TOOL_INPUT_DEPTH + 1 },
+    { kind: "seq" as const, depth: MAX_TOOL_INPUT_DEPTH + 1 },
+    { kind: "map" as const, depth: 5_000 },
+    { kind: "seq" as const, depth: 5_000 },
+  ])("refuses a $depth-level $kind tool input as a schema refusal naming the input and the bound", ({ kind, depth }) => {
+    const refused = refusal(scriptWithInput(deepInputYaml(kind, depth, 740)));
+    expect(refused.kind).toBe("schema");
+    expect(refused.path).toBe(inputPath);
+    expect(refused.message).toMatch(/more than 4,000 levels/);
+  });
+
+  it.each([
+    { name: "a map", input: "&c { self: *c }" },
+    { name: "a list", input: "{ l: &c [1, [2, *c]] }" },
+  ])("refuses an alias cycle through $name instead of recursing forever", ({ input }) => {
+    const refused = refusal(scriptWithInput(input));
+    expect(refused.kind).toBe("syntax");
+    expect(refused.path.startsWith(inputPath)).toBe(true);
+    expect(refused.message).toMatch(/contains itself/);
+  });
+
+  it("refuses a literal too deep for the YAML parser with the fix, not a RangeError", () => {
+    const refused = refusal(scriptWithInput(nestFlow("seq", 5_000, "x")));
+    expect(refused.kind).toBe("syntax");
+    expect(refused.path).toMatch(/^line 9, column \d+$/);
+    expect(refused.message).toMatch(/nests too deeply for the YAML parser.*anchors/);
+  });
+
+  it("refuses the empty-list alias bomb cheaply (10^9 lists in 12 lines get past maxAliasCount)", () => {
+    const started = performance.now();
+    const refused = refusal(scriptWithInput(aliasBombInputYaml(9)));
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(refused.kind).toBe("syntax");
+    expect(refused.path).toBe("(document)");
+    expect(refused.message).toMatch(/expands to more than 32 MiB/);
+  });
+
+  it("loads an alias-built input just under the expansion bound and refuses one just over", () => {
+    // Six levels: 10^6 empty lists, about 3.6 MB of JSON; seven: 36 MB.
+    expect(JSON.stringify(loadedInput(scriptWithInput(aliasBombInputYaml(6)))).length).toBe(3_580_273);
+    expect(refusal(scriptWithInput(aliasBombInputYaml(7))).message).toMatch(/expands to more than 32 MiB/);
+  });
+
+  it("refuses more than 1,000 aliases before yaml resolves them (each resolution rescans the document)", () => {
+    const aliases = (count: number): string => scriptWithInput(`{ e: &e [], l: [${Array<string>(count).fill("*e").join(", ")}] }`);
+    expect((loadedInput(aliases(1_000))["l"] as unknown[]).length).toBe(1_000);
+    const started = performance.now();
+    const refused = refusal(aliases(30_000));
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(refused.kind).toBe("syntax");
+    expect(refused.message).toMatch(/30000 aliases, more than the 1,000/);
   });
 });
 

@@ -1,8 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { formatIssuePath } from "@wfbench/pycompat";
-import { parseDocument } from "yaml";
+import { parseDocument, visit, type Document } from "yaml";
 import type { z } from "zod";
+import { findExpansionDefect, type ExpansionDefect } from "./check-expansion.js";
 import { ScriptSchema, type Script } from "./schema.js";
+import { LEVELS_ABOVE_TOOL_INPUT, MAX_EXPANDED_SCRIPT_BYTES, MAX_TOOL_INPUT_DEPTH, MAX_YAML_ALIASES } from "./script-limits.js";
 
 /** One reason a script was refused: the field path (`trajectories[0].turns[1].usage`) and what is wrong there. */
 export interface ScriptIssue {
@@ -77,26 +79,105 @@ function checkCrossFields(script: Script): ScriptIssue[] {
   return issues;
 }
 
-/** Parses a YAML or JSON script text; trusts nothing in it and refuses with `sourceName` and each bad field path. */
+// yaml catches its own stack overflow on a deep literal and reports it as RESOURCE_EXHAUSTION with V8's message, which
+// names neither the cause nor the way out.
+function describeYamlError(error: { code: string; message: string }): string {
+  const first = error.message.split("\n")[0] ?? error.code;
+  if (error.code !== "RESOURCE_EXHAUSTION") return first;
+  return (
+    "a literal here nests too deeply for the YAML parser (it takes about 780 levels); nest it less, or build the depth " +
+    `from anchors and aliases (a tool input may nest ${MAX_TOOL_INPUT_DEPTH.toLocaleString("en-US")} levels)`
+  );
+}
+
+// Counted before toJS because yaml resolves each alias by scanning every anchor and alias before it.
+function countAliases(document: Document): number {
+  let count = 0;
+  visit(document, {
+    Alias() {
+      count += 1;
+    },
+  });
+  return count;
+}
+
+const MiB = 1024 * 1024;
+
+function describeExpansionDefect(defect: ExpansionDefect, sourceName: string): ScriptLoadResult {
+  switch (defect.kind) {
+    case "cycle":
+      return refuse("syntax", sourceName, [
+        {
+          path: formatIssuePath(defect.path),
+          message: "this alias refers to a collection that contains itself, so the value would be infinite; alias only a collection that has ended",
+        },
+      ]);
+    case "too-large":
+      return refuse("syntax", sourceName, [
+        {
+          path: "(document)",
+          message:
+            `the YAML expands to more than ${defect.maxBytes / MiB} MiB of JSON once its aliases are copied out (the server refuses ` +
+            "request bodies past that, and the CLI sends every tool input back); alias smaller values, or fewer times",
+        },
+      ]);
+    case "too-deep":
+      return refuse("schema", sourceName, [
+        {
+          path: formatIssuePath(defect.path),
+          message:
+            `nests more than ${(defect.maxDepth - defect.path.length).toLocaleString("en-US")} levels (this value is level 1): ` +
+            "a reply carries it through JSON.stringify, and both that and the pinned CLI stop near 4,100; nest it less deeply",
+        },
+      ]);
+  }
+}
+
+/**
+ * Parses a YAML or JSON script text; trusts nothing in it and refuses with `sourceName` and each bad field path. Any
+ * text is either loaded or refused: aliases are bounded in number and in what they expand to, nesting is bounded, and
+ * nothing here recurses over the value.
+ */
 export function parseScript(text: string, sourceName: string): ScriptLoadResult {
-  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  let document: Document.Parsed;
+  let aliases: number;
+  try {
+    document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+    aliases = document.errors.length > 0 ? 0 : countAliases(document);
+  } catch (error) {
+    // yaml reports its own failures as document errors; should anything still throw (visit recurses), it is a refusal.
+    return refuse("syntax", sourceName, [{ path: "(document)", message: `cannot parse the YAML: ${(error as Error).message}` }]);
+  }
   if (document.errors.length > 0) {
     return refuse(
       "syntax",
       sourceName,
       document.errors.map((error) => ({
         path: error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : "(document)",
-        message: error.message.split("\n")[0] ?? error.code,
+        message: describeYamlError(error),
       })),
     );
+  }
+  if (aliases > MAX_YAML_ALIASES) {
+    const message = `the YAML holds ${aliases} aliases, more than the ${MAX_YAML_ALIASES.toLocaleString("en-US")} a script may (yaml rescans the file for each); write the values out or reuse fewer`;
+    return refuse("syntax", sourceName, [{ path: "(document)", message }]);
   }
   let value: unknown;
   try {
     value = document.toJS({ maxAliasCount: 100 });
   } catch (error) {
     // yaml throws (instead of reporting) when aliases expand past the bound: a resource-exhaustion guard.
-    return refuse("syntax", sourceName, [{ path: "(document)", message: `cannot expand the YAML: ${(error as Error).message}` }]);
+    const reason = (error as Error).message;
+    const fix = /alias count/i.test(reason) ? "; alias each anchor fewer times (yaml weighs an alias by the aliases inside what it names, and allows 100)" : "";
+    return refuse("syntax", sourceName, [{ path: "(document)", message: `cannot expand the YAML: ${reason}${fix}` }]);
   }
+  // yaml's bound counts an alias of an empty collection as 0, so it misses a 10^9-list bomb: measure what is left.
+  const defect = findExpansionDefect(value, {
+    maxBytes: MAX_EXPANDED_SCRIPT_BYTES,
+    maxDepth: LEVELS_ABOVE_TOOL_INPUT + MAX_TOOL_INPUT_DEPTH,
+    pathKeys: LEVELS_ABOVE_TOOL_INPUT,
+  });
+  if (defect !== null) return describeExpansionDefect(defect, sourceName);
   const parsed = ScriptSchema.safeParse(value);
   if (!parsed.success) return refuse("schema", sourceName, describeZodIssues(parsed.error.issues));
   const crossIssues = checkCrossFields(parsed.data);

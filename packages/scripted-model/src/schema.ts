@@ -10,25 +10,52 @@ export const TextBlockSchema = z.strictObject({
   text: z.string(),
 });
 
+interface Pending {
+  readonly value: unknown;
+  readonly parent: Pending | null;
+  readonly key: PropertyKey;
+}
+
+// Stands in the walk for a "__proto__" key, so its issue keeps its place in document order.
+const PROTO_KEY = Symbol("__proto__ key");
+
+function pathOf(item: Pending): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let at = item; at.parent !== null; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
 // Tool input goes over the wire as JSON: anything JSON cannot carry (Infinity, NaN, binary) would arrive changed.
-function checkJsonValue(value: unknown, path: PropertyKey[], context: z.RefinementCtx): void {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return;
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) context.addIssue({ code: "custom", path, message: `${String(value)} is not a JSON number` });
-    return;
-  }
-  if (Array.isArray(value)) {
-    value.forEach((item, index) => checkJsonValue(item, [...path, index], context));
-    return;
-  }
-  if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    for (const [key, item] of Object.entries(value)) {
-      if (key === "__proto__") context.addIssue({ code: "custom", path: [...path, key], message: 'the key "__proto__" is not allowed' });
-      else checkJsonValue(item, [...path, key], context);
+// Iterative, and each array/object is checked once (aliases share them), so neither a 4,000-level input nor an alias
+// graph standing for 10^9 nodes can overflow the stack or run for minutes here; its issue names the first path found.
+function checkJsonValue(input: unknown, context: z.RefinementCtx): void {
+  const seen = new WeakSet<object>();
+  const stack: Pending[] = [{ value: input, parent: null, key: "" }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value } = item;
+    if (value === PROTO_KEY) {
+      context.addIssue({ code: "custom", path: pathOf(item), message: 'the key "__proto__" is not allowed' });
+      continue;
     }
-    return;
+    if (value === null || typeof value === "string" || typeof value === "boolean") continue;
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) context.addIssue({ code: "custom", path: pathOf(item), message: `${String(value)} is not a JSON number` });
+      continue;
+    }
+    const plain = typeof value === "object" && (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype);
+    if (!plain) {
+      context.addIssue({ code: "custom", path: pathOf(item), message: "not a JSON value (use strings, finite numbers, booleans, null, lists, maps)" });
+      continue;
+    }
+    if (seen.has(value)) continue;
+    seen.add(value);
+    // Pushed in reverse so issues come out in document order.
+    const entries: [PropertyKey, unknown][] = Array.isArray(value) ? value.map((child, index) => [index, child]) : Object.entries(value);
+    for (let at = entries.length - 1; at >= 0; at -= 1) {
+      const [key, child] = entries[at] as [PropertyKey, unknown];
+      stack.push({ value: key === "__proto__" ? PROTO_KEY : child, parent: item, key });
+    }
   }
-  context.addIssue({ code: "custom", path, message: "not a JSON value (use strings, finite numbers, booleans, null, lists, maps)" });
 }
 
 /** A tool call the scripted model makes; `id` is derived deterministically when absent. */
@@ -38,7 +65,7 @@ export const ToolUseBlockSchema = z.strictObject({
   // Checked before zod copies the record, because the copy silently drops a "__proto__" key.
   input: z
     .unknown()
-    .superRefine((input, context) => checkJsonValue(input, [], context))
+    .superRefine((input, context) => checkJsonValue(input, context))
     .pipe(z.record(z.string(), z.unknown())),
   id: z
     .string()
@@ -154,7 +181,7 @@ export type Turn = z.output<typeof TurnSchema>;
 export type MatchRule = z.output<typeof MatchRuleSchema>;
 /** A named trajectory, as parsed. */
 export type Trajectory = z.output<typeof TrajectorySchema>;
-/** A whole script that passed the schema; only parseScript/loadScript also apply the cross-field checks. */
+/** A whole script that passed the schema; only parseScript/loadScript also apply the cross-field checks and the size and depth bounds. */
 export type Script = z.output<typeof ScriptSchema>;
 /** What a script file may contain before defaults are applied. */
 export type ScriptInput = z.input<typeof ScriptSchema>;

@@ -8,10 +8,13 @@ import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import stableStringify from "fast-json-stable-stringify";
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { digestJson } from "@wfbench/digest";
+import { deepInputYaml, scriptWithInput } from "../test/support/deep-yaml.js";
 import { isScriptedModelError } from "./errors.js";
 import { parseScript } from "./load-script.js";
 import type { RequestLogEntry } from "./request-log.js";
 import type { Script, ScriptInput } from "./schema.js";
+import { MAX_TOOL_INPUT_DEPTH } from "./script-limits.js";
 import { startScriptedModel, type ScriptedModelOptions, type ScriptedModelServer } from "./start-scripted-model.js";
 
 function buildScript(input: ScriptInput): Script {
@@ -461,6 +464,15 @@ describe("startScriptedModel", () => {
       expect(counting.status).toBe(404);
       expect(server.requests.map((entry) => entry.outcome.kind)).toEqual(["bad_request", "bad_request", "not_found"]);
     });
+
+    it("answers a body nested too deeply to digest with a 400 that says so, not that it is not JSON", async () => {
+      const { server } = await start();
+      const deep = `{"model":"m","messages":[{"role":"user","content":"x"}],"metadata":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+      const response = await fetch(`${server.baseUrl}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: deep });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/nests too deeply to digest/);
+      expect(server.requests[0]?.outcome).toMatchObject({ kind: "bad_request", status: 400 });
+    });
   });
 
   describe("error injection", () => {
@@ -767,6 +779,61 @@ describe("startScriptedModel", () => {
       // The message says why, so the fix (create the directory) is evident without digging into `cause`.
       expect((failure as Error).message).toMatch(/missing-dir.*ENOENT/);
     });
+  });
+});
+
+describe("a tool input as deep as a script may hold", () => {
+  // Compared as JSON text: a recursive deep-equal of 4,000 levels is itself at risk of overflowing the stack.
+  it("is served back unchanged (streamed, as JSON, over the OpenAI route) and its echo in the next request is digested", async () => {
+    const parsed = parseScript(scriptWithInput(deepInputYaml("map", MAX_TOOL_INPUT_DEPTH)), "deep.yaml");
+    if (!parsed.ok) throw new Error(parsed.error.message);
+    const block = parsed.value.trajectories[0]?.turns[0]?.content[0];
+    if (block?.type !== "tool_use") throw new Error("no tool_use block");
+    const expected = JSON.stringify(block.input);
+    const logPath = join(dir, "requests.jsonl");
+    const server = await startScriptedModel({ script: parsed.value, listen: { host: "127.0.0.1", port: 0 }, requestLogPath: logPath });
+    harness = { server, client: new Anthropic({ apiKey: "k", baseURL: server.baseUrl }), dir, logPath };
+    const ask = { model: "m", max_tokens: 16, messages: userAsks("DEEP-MARK") };
+
+    const json = await rawPost(server.baseUrl, ask);
+    expect(json.status).toBe(200);
+    const message = JSON.parse(json.text) as { content: Array<{ id: string; input: unknown }> };
+    expect(JSON.stringify(message.content[0]?.input)).toBe(expected);
+
+    const streamed = await rawPost(server.baseUrl, { ...ask, stream: true });
+    expect(streamed.status).toBe(200);
+    const partial = sseEvents(streamed.text).flatMap(({ data }) => {
+      const delta = data["delta"] as { type?: string; partial_json?: string } | undefined;
+      return delta?.type === "input_json_delta" ? [delta.partial_json ?? ""] : [];
+    });
+    expect(partial.join("")).toBe(expected);
+
+    const echo = {
+      model: "m",
+      max_tokens: 16,
+      messages: [
+        ...userAsks("DEEP-MARK"),
+        { role: "assistant", content: [{ type: "tool_use", id: message.content[0]?.id, name: "Bash", input: block.input }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: message.content[0]?.id, content: "ok" }] },
+      ],
+    };
+    const next = await rawPost(server.baseUrl, echo);
+    expect(next.status, next.text.slice(0, 300)).toBe(200);
+    expect(server.requests.at(-1)).toMatchObject({ turn: 1, body_sha256: digestJson(echo), outcome: { kind: "reply" } });
+
+    const openai = await startScriptedModel({ script: parsed.value, listen: { host: "127.0.0.1", port: 0 }, api: "openai" });
+    try {
+      const completion = await fetch(`${openai.baseUrl}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "DEEP-MARK" }] }),
+      });
+      expect(completion.status).toBe(200);
+      const body = (await completion.json()) as { choices: Array<{ message: { tool_calls: Array<{ function: { arguments: string } }> } }> };
+      expect(body.choices[0]?.message.tool_calls[0]?.function.arguments).toBe(expected);
+    } finally {
+      await openai.close();
+    }
   });
 });
 

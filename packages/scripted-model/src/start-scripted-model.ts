@@ -263,9 +263,11 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     let digest: string;
     try {
       json = JSON.parse(raw.toString("utf8"));
+      // JSON.parse takes any depth, the canonical digest recurses: a body nested past ~6,000 levels cannot be digested.
+      // Echoed tool inputs stay far below that (a script's nest at most MAX_TOOL_INPUT_DEPTH).
       digest = digestJson(json);
-    } catch {
-      const message = "request body is not JSON";
+    } catch (error) {
+      const message = json === undefined ? "request body is not JSON" : `request body nests too deeply to digest (${(error as Error).message})`;
       await record({ ...base, ...empty, body_sha256: sha256Hex(raw), body_bytes: raw.length, outcome: { kind: "bad_request", status: 400, message } });
       sendJson(response, 400, requestId, errorBody("invalid_request_error", `scripted-model: ${message}`, requestId));
       return;
