@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { inflateSync } from "node:zlib";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReportProvenance } from "@wfbench/bench-report";
 import { writeHtmlReport } from "@wfbench/report-html";
 import { REPO_ROOT, probeRunnerTools, runRunner } from "./support/runner-harness.js";
 
@@ -194,6 +195,81 @@ describe.skipIf(skip)("report.html in headless chromium", () => {
     expect(workflowDrill).toContain("unreadable (DURABLE_FS_NOT_FOLLOWED)");
     expect(workflowDrill).toContain("its sha256 differs from the row's record");
     expect(readFileSync(join(out, "report.html"), "utf8")).not.toContain("SECRET-OUTSIDE");
+    await page.close();
+  });
+});
+
+// Rows a user edited by hand: markup in every row string they can put there (task id, class, error_detail, model, CE
+// plugin version) renders as text and runs nothing; the figures are report.md's (Python's %.Nf rounding, first-seen
+// task order); and the CSP refuses any script but the page's own two, so markup that did reach the page could not run.
+const ROW_HOSTILE = "</script><img src=x onerror=window.__pwned=1><script>window.__pwned=2</script>";
+const TASK = `${ROW_HOSTILE}|t\nx`;
+const CLASS = "<b onmouseover=window.__pwned=3>c</b>";
+const ROWS_PROVENANCE: ReportProvenance = { benchmarkModel: ROW_HOSTILE, proposerModel: null, effort: "high", selectedTasks: [TASK], skippedExpensiveTasks: [], upstream: "anthropic", claudeCodeVersion: null, status: "complete" };
+
+function hostileRow(task: string, arm: string, run: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { task, class: CLASS, arm, run, resolved: true, ok: true, error_kind: null, error_detail: null, transcript_missing: false, input_tokens: 1000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 50, cost_usd: 0.03125, wire_cost_usd: 0.03125, duration_s: 0.25, num_turns: 2, diff_files: 1, diff_insertions: 1, diff_deletions: 0, model: ROW_HOSTILE, ...overrides };
+}
+
+const ROWS = [
+  hostileRow("zeta", "baseline", 0),
+  hostileRow("10", "baseline", 0),
+  hostileRow("2", "baseline", 0, { num_turns: 3 }),
+  hostileRow("2", "baseline", 1),
+  hostileRow(TASK, "baseline", 0, { resolved: false, ok: true, error_kind: "verify-failed", error_detail: ROW_HOSTILE }),
+  hostileRow(TASK, "workflow", 0),
+  hostileRow(TASK, "ce_review", 0, { ce_plugin_version: ROW_HOSTILE, ce_plugin_manifest_digest: ROW_HOSTILE }),
+];
+
+const pwned = (page: Page): Promise<unknown> => page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned);
+
+describe.skipIf(skip)("report.html from a hand-edited results.jsonl in headless chromium", () => {
+  let rowsOut = "";
+  beforeAll(async () => {
+    rowsOut = mkdtempSync(join(tmpdir(), "wfbench-html-rows-"));
+    dirs.push(rowsOut);
+    writeFileSync(join(rowsOut, "results.jsonl"), ROWS.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    await writeHtmlReport({ outDir: rowsOut, provenance: ROWS_PROVENANCE });
+  });
+
+  it("renders markup in task ids, classes, error details, models and plugin versions as text, and runs none of it", async () => {
+    const { page, requests, dialogs, errors } = await open(browser as Browser, join(rowsOut, "report.html"));
+    const body = (await page.locator("body").textContent()) ?? "";
+    expect(body).toContain(TASK);
+    expect(body).toContain(CLASS);
+    expect(body).toContain(`Benchmark model: ${ROW_HOSTILE}`);
+    expect(body).toContain(`Compound Engineering plugin: ${ROW_HOSTILE} (${ROW_HOSTILE})`);
+    await page.locator("td[data-cell]", { hasText: "verify-failed" }).first().click();
+    expect(await page.locator("#drill h2").textContent()).toBe(`Runs of ${TASK} / baseline`);
+    await page.locator("#chart-cost-resolve svg").first().hover();
+    expect(await page.locator("img").count()).toBe(0);
+    expect(await page.locator("b").count()).toBe(0);
+    expect(await page.locator("#app script").count()).toBe(0);
+    expect(await pwned(page)).toBeUndefined();
+    expect(dialogs).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([pathToFileURL(join(rowsOut, "report.html")).href]);
+    await page.close();
+  });
+
+  it("shows report.md's figures in report.md's order: first-seen tasks, Python's %.Nf rounding, medians of even counts", async () => {
+    const { page } = await open(browser as Browser, join(rowsOut, "report.html"));
+    const main = page.locator("table").first().locator("tbody tr");
+    const firstCells = await main.evaluateAll((trs) => trs.map((tr) => tr.querySelector("td")?.textContent ?? ""));
+    expect(firstCells).toEqual(["zeta", "10", "2", TASK, TASK, TASK]);
+    // python3 -c "print('%.4f' % 0.03125, '%.1f' % 0.25, '%.0f' % 2.5)"  ->  0.0312 0.2 2
+    const two = await main.nth(2).locator("td").allTextContents();
+    expect(two.slice(4, 8)).toEqual(["0.0312", "0.0312", "0.2", "2"]);
+    await page.close();
+  });
+
+  it("lets only its own two scripts run: markup spliced into the page is refused by the CSP while the charts still draw", async () => {
+    const html = readFileSync(join(rowsOut, "report.html"), "utf8");
+    const spliced = html.replace('<main id="app"></main>', `<main id="app"></main><img src="data:," onerror="window.__pwned=1"><script>window.__pwned=2</script>`);
+    writeFileSync(join(rowsOut, "spliced.html"), spliced);
+    const { page } = await open(browser as Browser, join(rowsOut, "spliced.html"));
+    expect(await pwned(page)).toBeUndefined();
+    expect(await page.locator("#chart-cost-resolve svg path, #chart-cost-resolve svg circle").count()).toBeGreaterThan(3);
     await page.close();
   });
 });

@@ -83,6 +83,30 @@ describe("computeReportStats", () => {
     expect(comparisons.find((c) => c.task === "r1" && c.arm === "review")?.cost_usd.estimate).toBeCloseTo(-0.01, 9);
   });
 
+  it.each([
+    ["an unpriced cost of record", { wire_cost_usd: null }, "cost_usd"],
+    ["an unmeasured wall time", { duration_s: null }, "duration_s"],
+    ["an unmeasured turn count", { num_turns: null }, "num_turns"],
+  ] as const)("leaves the statistic unknown when one pair has %s (the other pairs are not a sample of all)", (_what, over, field) => {
+    const withGap = [row("t1", "baseline", 1, 1.0), row("t1", "baseline", 2, 1.2), row("t1", "baseline", 3, 0.8), row("t1", "workflow", 1, 0.5), row("t1", "workflow", 2, 0.7, over), row("t1", "workflow", 3, 0.4)];
+    const comparisons = computeReportStats(withGap).comparisons.filter((c) => c.arm === "workflow" && c.reference === "baseline");
+    expect(comparisons.map((c) => c.task)).toEqual(["t1", null]);
+    for (const c of comparisons) {
+      expect(c.pairs).toBe(3);
+      expect(c[field]).toEqual({ estimate: null, low: null, high: null });
+      expect(c.resolve_rate_diff.estimate).toBe(0);
+    }
+    expect(comparisons[0]?.runs_for_5pct_cost === null).toBe(field === "cost_usd");
+  });
+
+  it("gives the pooled interval of the same evidence whatever order the tasks' rows arrive in (resume, merge)", () => {
+    const spread = ["a", "b", "c"].flatMap((task, t) => [0, 1, 2, 3, 4].flatMap((run) => [row(task, "baseline", run, 1 + ((run * 7 + t * 3) % 5) * 0.1), row(task, "workflow", run, 0.8 + ((run * 3 + t * 5) % 7) * 0.07)]));
+    const inOrder = (tasks: readonly string[]): ParsedRow[] => tasks.flatMap((task) => spread.filter((r) => r.task === task));
+    const pooled = (rs: readonly ParsedRow[]) => computeReportStats(rs).comparisons.find((c) => c.task === null && c.arm === "workflow");
+    expect(pooled(inOrder(["b", "c", "a"]))).toEqual(pooled(spread));
+    expect(pooled(inOrder(["c", "a", "b"]))).toEqual(pooled(spread));
+  });
+
   it("serialises canonically and reproducibly", () => {
     const text = formatReportStats(stats);
     expect(text).toBe(formatReportStats(computeReportStats(rows)));

@@ -1,4 +1,4 @@
-import { canonicalJson } from "@wfbench/digest";
+import { canonicalJson, compareCodePoints } from "@wfbench/digest";
 import { costOfRecord, isValidRow } from "@wfbench/promotion-gate";
 import { median, roundHalfEven } from "@wfbench/pycompat";
 import { CE_ARMS, isCandidateArm, isCeArm, isSupportedArm, resolveIncumbentArm, type ParsedRow } from "@wfbench/result-row";
@@ -28,7 +28,7 @@ export interface PairedComparison {
   readonly reference: string;
   readonly relation: "baseline" | "incumbent" | "ce-comparator";
   readonly pairs: number;
-  /** Median of (arm − reference) per pair: negative means the arm costs less. Cost of record, wall seconds, turns. */
+  /** Median of (arm − reference) per pair: negative means the arm costs less. Cost of record, wall seconds, turns; null when any pair left the metric unmeasured. */
   readonly cost_usd: PairedInterval;
   readonly duration_s: PairedInterval;
   readonly num_turns: PairedInterval;
@@ -114,18 +114,21 @@ type Pair = { readonly arm: ParsedRow; readonly reference: ParsedRow };
 
 function compare(task: string | null, arm: string, reference: string, relation: PairedComparison["relation"], pairs: readonly Pair[]): PairedComparison {
   const name = `${task ?? "*"}\u0000${arm}\u0000${reference}`;
-  const deltas = (pick: (row: ParsedRow) => number | null | undefined): number[] =>
-    pairs.flatMap(({ arm: a, reference: r }) => {
+  // One pair that did not measure a metric (an unpriced cost, a null wall time) leaves that metric's statistic unknown,
+  // as one unpriced valid run leaves the main table's median cost n/a (§5.2): the other pairs are not a sample of all.
+  const measured = (pick: (row: ParsedRow) => number | null | undefined): { arm: number; reference: number }[] | null => {
+    const values: { arm: number; reference: number }[] = [];
+    for (const { arm: a, reference: r } of pairs) {
       const x = pick(a);
       const y = pick(r);
-      return typeof x === "number" && typeof y === "number" ? [x - y] : [];
-    });
+      if (typeof x !== "number" || typeof y !== "number") return null;
+      values.push({ arm: x, reference: y });
+    }
+    return values;
+  };
+  const deltas = (pick: (row: ParsedRow) => number | null | undefined): number[] => (measured(pick) ?? []).map((value) => value.arm - value.reference);
   const costDeltas = deltas(costOfRecord);
-  const referenceCosts = pairs.flatMap(({ arm: a, reference: r }) => {
-    const x = costOfRecord(a);
-    const y = costOfRecord(r);
-    return x !== null && y !== null ? [y] : [];
-  });
+  const referenceCosts = (measured(costOfRecord) ?? []).map((value) => value.reference);
   const resolvedDeltas = pairs.map(({ arm: a, reference: r }) => Number(a.resolved) - Number(r.resolved));
   return {
     task,
@@ -182,6 +185,9 @@ export function computeReportStats(rows: readonly ParsedRow[]): ReportStats {
       pooled.push(...pairs);
       comparisons.push(compare(task, arm, reference, relation, pairs));
     }
+    // The resample draws by position: pooled pairs go in (task code point, run) order, so the interval is a function
+    // of the evidence alone, not of the order a resume or a merge left the rows in.
+    pooled.sort((a, b) => compareCodePoints(a.arm.task, b.arm.task) || (a.arm.run ?? 0) - (b.arm.run ?? 0));
     if (pooled.length > 0) comparisons.push(compare(null, arm, reference, relation, pooled));
   }
   return { schema_version: 1, bootstrap: { resamples: BOOTSTRAP_RESAMPLES, seed: BOOTSTRAP_SEED, confidence: 0.95, prng: "mulberry32" }, comparisons };

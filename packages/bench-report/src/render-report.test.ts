@@ -262,6 +262,69 @@ describe("renderReport", () => {
     expect(render(rows)).not.toContain("## Promotion");
   });
 
+  describe("rows a user edited by hand, or a merge or resume produced", () => {
+    const mainLine = (text: string, task: string, arm: string): string => text.split("\n").find((line) => line.startsWith(`| ${task} | `) && line.includes(` | ${arm} | `)) ?? "";
+
+    // Expected figures: python3 -c "print('%.4f' % 0.03125, '%.1f' % 0.25, '%.0f' % 2.5)" -> 0.0312 0.2 2
+    it.each([
+      ["a cost on an exact tie (1/32)", [{ cost_usd: 0.03125, wire_cost_usd: 0.03125 }], 8, "0.0312"],
+      ["a CLI cost on an exact tie (3/32)", [{ cost_usd: 0.09375 }], 9, "0.0938"],
+      ["a wall time on an exact tie", [{ duration_s: 0.25 }], 10, "0.2"],
+      ["a median turn count of an even run count on a tie", [{ num_turns: 2 }, { num_turns: 3 }], 11, "2"],
+      ["a huge cost", [{ wire_cost_usd: 1e22 }], 8, "10000000000000000000000.0000"],
+    ])("prints %s as Python's %-format does", (_what, overs, column, expected) => {
+      const cells = mainLine(render(overs.map((over, run) => row("baseline", run, over))), "t1", "baseline").split(" | ");
+      expect(cells[column]).toBe(expected);
+    });
+
+    it("keeps tasks in first-seen order whatever their ids look like (digits, __proto__)", () => {
+      const text = render(["zeta", "10", "2", "__proto__"].map((task) => row("baseline", 0, { task })));
+      const tasks = text.split("\n").filter((line) => line.endsWith(" |  |")).map((line) => line.split(" | ")[0]);
+      expect(tasks).toEqual(["| zeta", "| 10", "| 2", "| __proto__"]);
+    });
+
+    it.each([
+      ["a pipe in the task id", { task: "a|b" }, "a\\|b"],
+      ["a newline in the task id", { task: "a\nb" }, "a \u23ce b"],
+      ["markup in the class", { class: "<img src=x onerror=alert(1)>" }, "\\<img src=x onerror=alert(1)\\>"],
+    ])("keeps every table row on one line with 14 cells for %s", (_what, over, shownText) => {
+      const text = render([row("baseline", 0, over), row("workflow", 0, over)]);
+      const table = text.split("\n").filter((line) => line.startsWith("| ") && line.includes("baseline") && !line.includes("**"));
+      expect(table.length).toBeGreaterThan(0);
+      for (const line of text.split("\n").filter((l) => l.includes(" | baseline | 1/1 | "))) expect(line.split(/(?<!\\)\|/).length - 2).toBe(14);
+      expect(text).toContain(`| ${shownText} |`);
+    });
+
+    it("puts provenance strings in code spans that hold them on one line", () => {
+      const text = render([row("baseline", 0)], { benchmarkModel: "m`x\ny", selectedTasks: ["a|b"], upstream: "anthropic" });
+      expect(text).toContain("- Benchmark model: ``m`x \u23ce y``\n");
+      expect(text).toContain("- Selected tasks (1): a\\|b\n");
+    });
+
+    it("prints n/a, not a 0-filled median, for a metric a valid run left unmeasured, and n/a savings against it", () => {
+      const text = render([row("baseline", 0), row("baseline", 1, { output_tokens: null }), row("baseline", 2, { output_tokens: 70 }), row("workflow", 0)]);
+      expect(mainLine(text, "t1", "baseline").split(" | ")[7]).toBe("n/a");
+      expect(text.split("\n").find((line) => line.includes("**workflow savings %**"))?.split(" | ")[7]).toBe("n/a");
+    });
+
+    it("refuses a duplicated cell (task, arm, run), naming the copy and the original", () => {
+      const result = renderReport([row("baseline", 0), row("workflow", 0), row("baseline", 0, { resolved: false })], PROVENANCE);
+      expect(!result.ok && result.error).toMatchObject({ index: 2, field: "run" });
+      expect(!result.ok && result.error.message).toContain("of row 0");
+    });
+
+    it("takes the wire medians over the main table's valid rows: an invalid review artifact is out of both", () => {
+      const text = render([row("review", 0, { wire_cost_usd: 0.1 }), row("review", 1, { resolved: false, error_kind: "verify-failed", review_evidence_valid: false, wire_cost_usd: 0.5 })]);
+      expect(mainLine(text, "t1", "review").split(" | ")[8]).toBe("0.1000");
+      expect(text).toContain("| t1 | review | 4 | 1000 | 100 | 500 | 50 | 0.1000 |");
+    });
+
+    it("times this sweep's harness only: a reused row's timings are left out of the overhead", () => {
+      const text = render([row("baseline", 0, { timings_ms: { total: 1500, session_1: 1000 } }), row("workflow", 0, { reused: true, timings_ms: { total: 9000, session_1: 1000 } })]);
+      expect(text).toContain("Harness overhead: median 0.50 s per cell (max 0.50 s over 1 cell(s))");
+    });
+  });
+
   it("refuses a row the aggregation schema refuses, naming its index and field", () => {
     const result = renderReport([row("baseline", 0), row("baseline", 1, { resolved: "yes" })], PROVENANCE);
     expect(result.ok).toBe(false);

@@ -1,6 +1,8 @@
-import { aggregateByTaskArm, type Aggregate, type ImplementationDecision, type Promotion, type ReviewDecision, type RowRefusal } from "@wfbench/promotion-gate";
+import { isValidRow, type Aggregate, type ImplementationDecision, type Promotion, type ReviewDecision, type RowRefusal } from "@wfbench/promotion-gate";
 import { median, roundHalfEven } from "@wfbench/pycompat";
-import { COST_DISAGREEMENT_THRESHOLD, isExcludedErrorKind, parseResultRow, type ParsedRow } from "@wfbench/result-row";
+import { COST_DISAGREEMENT_THRESHOLD, parseResultRow, type ParsedRow } from "@wfbench/result-row";
+import { flattenLines, formatFixed, markdownCode, markdownText } from "./format-text.js";
+import { findDuplicateCell, groupReportCells, type ReportCell, type ReportTask } from "./group-cells.js";
 import { computeReportStats, DETECTABLE_COST_DIFFERENCE, type PairedComparison, type PairedInterval, type ReportStats } from "./paired-stats.js";
 
 /** How the sweep ended; anything but `complete` disables promotion and says so in the report. */
@@ -36,16 +38,16 @@ const MINUS = "\u2212";
 const WIRE_FIELDS = ["wire_requests", "wire_input_tokens", "wire_cache_creation_input_tokens", "wire_cache_read_input_tokens", "wire_output_tokens"] as const;
 
 function fixed0(value: number): string {
-  return roundHalfEven(value, 0).toFixed(0);
+  return formatFixed(value, 0);
 }
 
 /** Wall time: one decimal everywhere (a demo cell takes about a second; whole seconds hid every difference). */
 function fixed1(value: number): string {
-  return roundHalfEven(value, 1).toFixed(1);
+  return formatFixed(value, 1);
 }
 
 function cost(value: number | null | undefined): string {
-  return value === null || value === undefined ? "n/a" : value.toFixed(4);
+  return value === null || value === undefined ? "n/a" : formatFixed(value, 4);
 }
 
 function savings(base: number | null, arm: number | null): number | null {
@@ -55,7 +57,7 @@ function savings(base: number | null, arm: number | null): number | null {
 }
 
 function pct(value: number | null): string {
-  return value === null ? "n/a" : value.toFixed(1);
+  return value === null ? "n/a" : formatFixed(value, 1);
 }
 
 function errors(aggregate: Aggregate): string {
@@ -65,18 +67,33 @@ function errors(aggregate: Aggregate): string {
     .join(", ");
 }
 
-function mainRow(task: string, arm: string, a: Aggregate): string {
+type ShownMetric = "input_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "output_tokens" | "cost_usd" | "cli_cost_usd" | "duration_s" | "num_turns" | "diff_files" | "diff_insertions" | "diff_deletions";
+
+/** A cell's figure for one metric: null when unpriced (cost) or when some valid run left it unmeasured (never its 0-filled median). */
+function shown(cell: ReportCell, field: ShownMetric): number | null {
+  if (field !== "cost_usd" && field !== "cli_cost_usd" && cell.unmeasured.has(field)) return null;
+  return cell.aggregate[field] ?? null;
+}
+
+function count0(value: number | null): string {
+  return value === null ? "n/a" : fixed0(value);
+}
+
+function mainRow(cell: ReportCell): string {
+  const a = cell.aggregate;
   const resolved = `${a.resolved}/${a.valid_runs}${a.excluded_runs > 0 ? ` (${a.excluded_runs} excluded)` : ""}`;
-  const churn = `${fixed0(a.diff_files)}/+${fixed0(a.diff_insertions)}/${MINUS}${fixed0(a.diff_deletions)}`;
-  const cells = [task, a.class, arm, resolved, fixed0(a.input_tokens), fixed0(a.cache_creation_input_tokens), fixed0(a.cache_read_input_tokens), fixed0(a.output_tokens), cost(a.cost_usd), cost(a.cli_cost_usd), fixed1(a.duration_s), fixed0(a.num_turns), churn, errors(a)];
+  const churn = `${count0(shown(cell, "diff_files"))}/+${count0(shown(cell, "diff_insertions"))}/${MINUS}${count0(shown(cell, "diff_deletions"))}`;
+  const wall = shown(cell, "duration_s");
+  const cells = [markdownText(cell.task), markdownText(a.class), cell.arm, resolved, count0(shown(cell, "input_tokens")), count0(shown(cell, "cache_creation_input_tokens")), count0(shown(cell, "cache_read_input_tokens")), count0(shown(cell, "output_tokens")), cost(a.cost_usd), cost(a.cli_cost_usd), wall === null ? "n/a" : fixed1(wall), count0(shown(cell, "num_turns")), churn, errors(a)];
   return `| ${cells.join(" | ")} |`;
 }
 
-function savingsRow(task: string, arm: string, base: Aggregate, a: Aggregate): string {
-  const metric = (field: "input_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "output_tokens" | "cost_usd" | "cli_cost_usd" | "duration_s"): string => pct(savings(base[field] ?? null, a[field] ?? null));
+function savingsRow(base: ReportCell, cell: ReportCell): string {
+  const a = cell.aggregate;
+  const metric = (field: ShownMetric): string => pct(savings(shown(base, field), shown(cell, field)));
   // A saving of an arm that did not resolve the task is not a saving: the row says so instead of looking like one.
   const unresolved = a.resolved < a.valid_runs ? ` (not resolved: ${a.resolved}/${a.valid_runs})` : "";
-  const cells = [task, a.class, `**${arm} savings %**${unresolved}`, "\u2014", metric("input_tokens"), metric("cache_creation_input_tokens"), metric("cache_read_input_tokens"), metric("output_tokens"), metric("cost_usd"), metric("cli_cost_usd"), metric("duration_s"), "\u2014", "\u2014", "\u2014"];
+  const cells = [markdownText(cell.task), markdownText(a.class), `**${cell.arm} savings %**${unresolved}`, "\u2014", metric("input_tokens"), metric("cache_creation_input_tokens"), metric("cache_read_input_tokens"), metric("output_tokens"), metric("cost_usd"), metric("cli_cost_usd"), metric("duration_s"), "\u2014", "\u2014", "\u2014"];
   return `| ${cells.join(" | ")} |`;
 }
 
@@ -92,23 +109,23 @@ function wireMedians(rows: readonly ParsedRow[]): { values: (number | null)[]; c
 }
 
 function metric3(value: unknown): string {
-  return typeof value === "number" && Number.isFinite(value) ? roundHalfEven(value, 3).toFixed(3) : "n/a";
+  return typeof value === "number" && Number.isFinite(value) ? formatFixed(value, 3) : "n/a";
 }
 
 function count1(value: unknown): string {
-  return typeof value === "number" && Number.isFinite(value) ? roundHalfEven(value, 1).toFixed(1) : "n/a";
+  return typeof value === "number" && Number.isFinite(value) ? formatFixed(value, 1) : "n/a";
 }
 
 /**
  * The `## Review quality` table (reference §4.4 item 4): one line per task × arm whose aggregate carries
  * `review_clean_control` (review cells with at least one valid scored row); counts are medians (%.1f), metrics %.3f.
  */
-function renderReviewQuality(results: Readonly<Record<string, Readonly<Record<string, Aggregate>>>>): string[] {
+function renderReviewQuality(tasks: readonly ReportTask[]): string[] {
   const rows: string[] = [];
-  for (const [task, arms] of Object.entries(results)) {
-    for (const [arm, a] of Object.entries(arms)) {
+  for (const { cells: arms } of tasks) {
+    for (const { task, arm, aggregate: a } of arms) {
       if (!("review_clean_control" in a)) continue;
-      const cells = [task, arm, count1(a.review_true_positives), count1(a.review_false_positives), count1(a.review_false_negatives), metric3(a.review_precision), metric3(a.review_recall), metric3(a.review_blocker_recall), metric3(a.review_weighted_f1), metric3(a.review_grounded_evidence)];
+      const cells = [markdownText(task), arm, count1(a.review_true_positives), count1(a.review_false_positives), count1(a.review_false_negatives), metric3(a.review_precision), metric3(a.review_recall), metric3(a.review_blocker_recall), metric3(a.review_weighted_f1), metric3(a.review_grounded_evidence)];
       rows.push(`| ${cells.join(" | ")} |`);
     }
   }
@@ -118,7 +135,7 @@ function renderReviewQuality(results: Readonly<Record<string, Readonly<Record<st
 
 function describeDecision(decision: ImplementationDecision | ReviewDecision): string {
   const improvement = "median_improvement_pct" in decision && decision.median_improvement_pct !== null ? `, median ${decision.metric} improvement ${decision.median_improvement_pct}%` : "";
-  return `- \`${decision.candidate_arm}\` vs \`${decision.incumbent_arm}\`: **${decision.decision}**${improvement}${decision.reasons.length > 0 ? ` \u2014 ${decision.reasons.join("; ")}` : ""}`;
+  return `- \`${decision.candidate_arm}\` vs \`${decision.incumbent_arm}\`: **${decision.decision}**${improvement}${decision.reasons.length > 0 ? ` \u2014 ${decision.reasons.map(markdownText).join("; ")}` : ""}`;
 }
 
 /** The `## Promotion` section: the overlay, the run status and each candidate arm's decision with its reasons. */
@@ -126,7 +143,7 @@ function renderPromotionSection(promotion: Promotion): string[] {
   return [
     "## Promotion",
     "",
-    `Candidate overlay \`${promotion.candidate_overlay}\` (\`${promotion.candidate_overlay_digest}\`), run status \`${promotion.run_status}\`; decisions written to promotion.json (schema ${promotion.schema_version}).`,
+    `Candidate overlay ${markdownCode(promotion.candidate_overlay)} (\`${promotion.candidate_overlay_digest}\`), run status \`${promotion.run_status}\`; decisions written to promotion.json (schema ${promotion.schema_version}).`,
     "",
     ...promotion.decisions.map(describeDecision),
     "",
@@ -138,7 +155,7 @@ const OVERHEAD_PHASES = ["materialize", "setup", "verify", "oracle", "capture", 
 const TASK_COMMANDS = "task_commands";
 
 function seconds2(ms: number): string {
-  return roundHalfEven(ms / 1000, 2).toFixed(2);
+  return formatFixed(ms / 1000, 2);
 }
 
 /**
@@ -148,7 +165,8 @@ function seconds2(ms: number): string {
  * the harness itself costs. Nothing when no cell recorded timings.
  */
 function renderHarnessOverhead(rows: readonly ParsedRow[]): string[] {
-  const timed = rows.filter((row) => row.timings_ms?.["total"] !== undefined);
+  // This sweep's harness only: a reused row's timings are another sweep's cell (maybe another harness version's).
+  const timed = rows.filter((row) => row.reused !== true && row.timings_ms?.["total"] !== undefined);
   if (timed.length === 0) return [];
   const outsideSessions = (timings: Readonly<Record<string, number>>): number => {
     const sessions = Object.entries(timings).filter(([phase]) => phase.startsWith("session_")).reduce((sum, [, ms]) => sum + ms, 0);
@@ -179,7 +197,7 @@ function renderHarnessOverhead(rows: readonly ParsedRow[]): string[] {
 }
 
 function signed(value: number, digits: number): string {
-  const text = roundHalfEven(value, digits).toFixed(digits);
+  const text = formatFixed(value, digits);
   return value > 0 && Number(text) !== 0 ? `+${text}` : text.replace(/^-/, MINUS);
 }
 
@@ -190,7 +208,7 @@ function interval(value: PairedInterval, digits: number): string {
 
 function comparisonRow(c: PairedComparison): string {
   const resolved = c.arm_resolved < c.pairs ? ` (arm resolved ${c.arm_resolved}/${c.pairs})` : "";
-  const cells = [c.task ?? "**all tasks**", `${c.arm}${resolved}`, c.reference, String(c.pairs), interval(c.cost_usd, 4), interval(c.duration_s, 1), interval(c.num_turns, 1), interval(c.resolve_rate_diff, 2), c.runs_for_5pct_cost === null ? "n/a" : String(c.runs_for_5pct_cost)];
+  const cells = [c.task === null ? "**all tasks**" : markdownText(c.task), `${c.arm}${resolved}`, c.reference, String(c.pairs), interval(c.cost_usd, 4), interval(c.duration_s, 1), interval(c.num_turns, 1), interval(c.resolve_rate_diff, 2), c.runs_for_5pct_cost === null ? "n/a" : String(c.runs_for_5pct_cost)];
   return `| ${cells.join(" | ")} |`;
 }
 
@@ -209,10 +227,9 @@ function renderPairedComparisons(stats: ReportStats): string[] {
   ];
 }
 
-/** Parses every row through the row contract; the first refusal names its index and field. */
 // The contamination alarm (reference §5.9): the later row of each pair names the earlier arms; every pair is listed.
 function renderContamination(rows: readonly ParsedRow[]): string[] {
-  const pairs = rows.flatMap((row) => (row.contamination_arms ?? []).map((earlier) => `${row.task}/run${row.run ?? "?"}: ${earlier} = ${row.arm}`));
+  const pairs = rows.flatMap((row) => (row.contamination_arms ?? []).map((earlier) => `${markdownText(row.task)}/run${row.run ?? "?"}: ${markdownText(earlier)} = ${row.arm}`));
   if (pairs.length === 0) return [];
   return [
     `**Contamination alarm:** ${pairs.length} pair(s) of arms left byte-identical non-empty patches in the same task and run, a possible shared-state leak between arms (\`contamination_arms\` and \`diff_digest\` in results.jsonl): ${pairs.join("; ")}. Check that each arm ran in its own clone before trusting the comparison.`,
@@ -220,6 +237,7 @@ function renderContamination(rows: readonly ParsedRow[]): string[] {
   ];
 }
 
+/** Parses every row through the row contract; the first refusal names its index and field. */
 function parseRows(rawRows: readonly unknown[]): { ok: true; value: ParsedRow[] } | { ok: false; error: RowRefusal } {
   const rows: ParsedRow[] = [];
   for (const [index, raw] of rawRows.entries()) {
@@ -234,12 +252,15 @@ function parseRows(rawRows: readonly unknown[]): { ok: true; value: ParsedRow[] 
  * Renders report.md (reference §4.4 layout) from results rows read through the row contract: main table of per
  * task × arm medians from @wfbench/promotion-gate's aggregation, savings rows against `baseline`, footers and run
  * provenance, a table of the gateway's per-cell wire usage (every request, subagents and retries included), and the
- * promotion decisions when given. Pure; refuses a row the row contract refuses, naming its index and field.
+ * promotion decisions when given. Pure; refuses a row the row contract refuses, or one repeating an earlier row's
+ * cell (task, arm, run), naming its index and field.
  */
 export function renderReport(rawRows: readonly unknown[], provenance: ReportProvenance, options: RenderReportOptions = {}): RenderReportResult {
   const parsed = parseRows(rawRows);
   if (!parsed.ok) return parsed;
-  const results = aggregateByTaskArm(parsed.value);
+  const duplicate = findDuplicateCell(parsed.value);
+  if (duplicate !== null) return { ok: false, error: duplicate };
+  const tasks = groupReportCells(parsed.value);
   const lines: string[] = ["# wfbench workflow benchmark", ""];
   // Read from the rows, not the sweep's options, so a re-rendered report (wfbench report) says the same.
   if (parsed.value.some((row) => row.sandbox_backend === "host-unsafe")) {
@@ -264,18 +285,18 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
   );
   let excluded = 0;
   let missing = 0;
-  for (const [task, arms] of Object.entries(results)) {
-    const base = arms["baseline"];
-    for (const [arm, aggregate] of Object.entries(arms)) {
-      lines.push(mainRow(task, arm, aggregate));
-      excluded += aggregate.excluded_runs;
-      missing += aggregate.transcripts_missing;
+  for (const { cells } of tasks) {
+    const base = cells.find((cell) => cell.arm === "baseline");
+    for (const cell of cells) {
+      lines.push(mainRow(cell));
+      excluded += cell.aggregate.excluded_runs;
+      missing += cell.aggregate.transcripts_missing;
     }
-    if (base !== undefined) for (const [arm, aggregate] of Object.entries(arms)) if (arm !== "baseline") lines.push(savingsRow(task, arm, base, aggregate));
+    if (base !== undefined) for (const cell of cells) if (cell.arm !== "baseline") lines.push(savingsRow(base, cell));
   }
   lines.push("");
   // Reference §4.4 order: the review quality table sits between the main table and the footers.
-  const reviewLines = renderReviewQuality(results);
+  const reviewLines = renderReviewQuality(tasks);
   if (reviewLines.length > 0) lines.push(...reviewLines, "");
   if (excluded > 0) lines.push(`${excluded} run(s) hit session/infra errors or had unverifiable evidence and were excluded from the medians.`, "");
   const unaccounted = parsed.value.filter((row) => (row.wire_unaccounted_requests ?? 0) > 0);
@@ -283,7 +304,7 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
   if (missing > 0) lines.push(`${missing} run(s) had no locatable session transcript.`, "");
   const disagreeing = parsed.value.filter((row) => row.cost_disagreement_flagged === true);
   if (disagreeing.length > 0) {
-    const named = disagreeing.slice(0, 8).map((row) => `${row.task}/${row.arm}/run${row.run ?? "?"} (${row.cost_disagreement_ratio == null ? "no finite ratio" : `${pct(roundHalfEven(100 * row.cost_disagreement_ratio, 1))}%`})`);
+    const named = disagreeing.slice(0, 8).map((row) => `${markdownText(row.task)}/${row.arm}/run${row.run ?? "?"} (${row.cost_disagreement_ratio == null ? "no finite ratio" : `${pct(roundHalfEven(100 * row.cost_disagreement_ratio, 1))}%`})`);
     lines.push(
       `${disagreeing.length} run(s) where the CLI's own cost differs from the cost of record (the gateway's priced wire cost) by more than ${fixed0(100 * COST_DISAGREEMENT_THRESHOLD)}% (\`cost_disagreement_flagged\` in results.jsonl): ${named.join(", ")}${disagreeing.length > 8 ? `, +${disagreeing.length - 8} more` : ""}. cost $ stays the record.`,
       "",
@@ -294,16 +315,11 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
 
   lines.push("## Gateway wire usage", "", "Medians of what the metering gateway saw per cell: every request the cell's token made, priced from the pinned table (n/a = unpriced).", "");
   lines.push("| task | arm | requests | input | cache_create | cache_read | output | wire $ |", "|---|---|---|---|---|---|---|---|");
-  const rowsByCell = new Map<string, ParsedRow[]>();
-  for (const row of parsed.value) {
-    if (isExcludedErrorKind(row.error_kind)) continue;
-    const key = `${row.task}\u0000${row.arm}`;
-    rowsByCell.set(key, [...(rowsByCell.get(key) ?? []), row]);
-  }
-  for (const [task, arms] of Object.entries(results)) {
-    for (const arm of Object.keys(arms)) {
-      const wire = wireMedians(rowsByCell.get(`${task}\u0000${arm}`) ?? []);
-      lines.push(`| ${[task, arm, ...wire.values.map((v) => (v === null ? "n/a" : fixed0(v))), cost(wire.cost)].join(" | ")} |`);
+  for (const { cells } of tasks) {
+    for (const { task, arm, rows } of cells) {
+      // The same valid rows as the main table's medians (§5.2): an invalid review artifact is out here too.
+      const wire = wireMedians(rows.filter(isValidRow));
+      lines.push(`| ${[markdownText(task), arm, ...wire.values.map((v) => (v === null ? "n/a" : fixed0(v))), cost(wire.cost)].join(" | ")} |`);
     }
   }
   lines.push("");
@@ -311,17 +327,19 @@ export function renderReport(rawRows: readonly unknown[], provenance: ReportProv
   lines.push(...renderHarnessOverhead(parsed.value));
 
   lines.push("## Run provenance", "");
-  lines.push(`- Benchmark model: \`${provenance.benchmarkModel}\`${provenance.upstream === "scripted" ? " (served by the scripted demo model)" : ""}`);
-  lines.push(`- Proposer model: \`${provenance.proposerModel ?? "none"}\``);
-  lines.push(`- Reasoning effort: \`${provenance.effort}\``);
-  lines.push(`- Model upstream: \`${provenance.upstream}\``);
-  if (provenance.upstreamCanary != null) lines.push(`- Upstream canary (1-token request before the first cell): ${provenance.upstreamCanary}`);
-  if (provenance.claudeCodeVersion !== null) lines.push(`- Claude Code CLI: \`${provenance.claudeCodeVersion}\``);
-  lines.push(`- Selected tasks (${provenance.selectedTasks.length}): ${provenance.selectedTasks.join(", ")}`);
-  lines.push(`- Skipped expensive tasks (${provenance.skippedExpensiveTasks.length}): ${provenance.skippedExpensiveTasks.length === 0 ? "none" : provenance.skippedExpensiveTasks.join(", ")}`);
-  const cePlugins = [...new Set(parsed.value.filter((row) => typeof row.ce_plugin_version === "string").map((row) => `\`${String(row.ce_plugin_version)}\` (\`${String(row.ce_plugin_manifest_digest)}\`)`))];
+  // Every string here comes from the command line, a task file or a row: code spans sized to hold it, one line each.
+  lines.push(`- Benchmark model: ${markdownCode(provenance.benchmarkModel)}${provenance.upstream === "scripted" ? " (served by the scripted demo model)" : ""}`);
+  lines.push(`- Proposer model: ${markdownCode(provenance.proposerModel ?? "none")}`);
+  lines.push(`- Reasoning effort: ${markdownCode(provenance.effort)}`);
+  lines.push(`- Model upstream: ${markdownCode(provenance.upstream)}`);
+  // The canary line is the sweep's own Markdown (its outcome in a code span): kept, but on one line.
+  if (provenance.upstreamCanary != null) lines.push(`- Upstream canary (1-token request before the first cell): ${flattenLines(provenance.upstreamCanary)}`);
+  if (provenance.claudeCodeVersion !== null) lines.push(`- Claude Code CLI: ${markdownCode(provenance.claudeCodeVersion)}`);
+  lines.push(`- Selected tasks (${provenance.selectedTasks.length}): ${provenance.selectedTasks.map(markdownText).join(", ")}`);
+  lines.push(`- Skipped expensive tasks (${provenance.skippedExpensiveTasks.length}): ${provenance.skippedExpensiveTasks.length === 0 ? "none" : provenance.skippedExpensiveTasks.map(markdownText).join(", ")}`);
+  const cePlugins = [...new Set(parsed.value.filter((row) => typeof row.ce_plugin_version === "string").map((row) => `${markdownCode(String(row.ce_plugin_version))} (${markdownCode(String(row.ce_plugin_manifest_digest))})`))];
   if (cePlugins.length > 0) lines.push(`- Compound Engineering plugin: ${cePlugins.join(", ")}`);
-  if (provenance.reuse !== undefined) lines.push(`- Comparator reuse: ${provenance.reuse.reusedCells} cell(s) reused from \`${provenance.reuse.source}\`, ${provenance.reuse.paidCells} paid`);
+  if (provenance.reuse !== undefined) lines.push(`- Comparator reuse: ${provenance.reuse.reusedCells} cell(s) reused from ${markdownCode(provenance.reuse.source)}, ${provenance.reuse.paidCells} paid`);
   if (provenance.status === "aborted") lines.push("", "Sweep aborted: partial evidence; promotion is disabled.");
   if (provenance.status === "cancelled") lines.push("", "Sweep cancelled: partial evidence; promotion is disabled.");
   lines.push("");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { median, roundHalfEven } from "./python-number.js";
+import { formatFixed, median, roundHalfEven } from "./python-number.js";
 
 describe("roundHalfEven", () => {
   // Expected values were produced by CPython's round().
@@ -56,5 +56,35 @@ describe("median", () => {
 
   it("refuses an empty list", () => {
     expect(() => median([])).toThrow(RangeError);
+  });
+});
+
+describe("formatFixed", () => {
+  // Expected values: python3 -c "print(repr('%.*f' % (digits, x)))".
+  it.each([
+    [0.03125, 4, "0.0312"],
+    [0.25, 1, "0.2"],
+    [2.5, 0, "2"],
+    // ulp 0.0625 here: the value is the tie .3125 exactly, which toFixed(3) sends up to .313 even after rounding.
+    [301621785391628.3, 3, "301621785391628.312"],
+    [1e21, 0, "1000000000000000000000"],
+    [1e300, 2, "1000000000000000052504760255204420248704468581108159154915854115511802457988908195786371375080447864043704443832883878176942523235360430575644792184786706982848387200926575803737830233794788090059368953234970799945081119038967640880074652742780142494579258788820056842838115669472196386865459400540160.00"],
+    [-0.04, 1, "-0.0"],
+    [-0, 2, "-0.00"],
+    [0, 3, "0.000"],
+    [-2.675, 2, "-2.67"],
+    [5e-324, 3, "0.000"],
+    [1.5e-7, 6, "0.000000"],
+    [123.456, 0, "123"],
+    [Infinity, 2, "inf"],
+    [-Infinity, 2, "-inf"],
+    [Number.NaN, 2, "nan"],
+  ])("formats %s with %i digits as %s", (x, digits, expected) => {
+    expect(formatFixed(x, digits)).toBe(expected);
+  });
+
+  it("refuses a digit count outside 0..20", () => {
+    expect(() => formatFixed(1, 21)).toThrow(RangeError);
+    expect(() => formatFixed(1, 1.5)).toThrow(RangeError);
   });
 });

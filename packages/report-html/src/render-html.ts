@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { PairedComparison } from "@wfbench/bench-report";
 import type { ConversationItem } from "./conversation.js";
 import { PAGE_SCRIPT } from "./page-script.js";
@@ -98,16 +99,24 @@ function inlineScript(source: string, what: string): string {
   return `<script>${source}</script>`;
 }
 
+/** The CSP source that allows exactly this inline script's text to run. */
+function scriptHash(source: string): string {
+  return `'sha256-${createHash("sha256").update(source, "utf8").digest("base64")}'`;
+}
+
 /**
  * The whole report.html: one self-contained page (styles, the chart library and the page script inlined; a CSP that
- * forbids every fetch) showing `data`. Pure; trusts `chartLibrary` to be the pinned ECharts bundle, and no string in
- * `data` (embedded as escaped JSON, rendered with textContent).
+ * forbids every fetch and runs only those two scripts, by hash) showing `data`. Pure; trusts `chartLibrary` to be the
+ * pinned ECharts bundle, and no string in `data` (embedded as escaped JSON, rendered with textContent).
  */
 export function renderHtmlReport(data: HtmlReportData, chartLibrary: string): string {
+  // Only the two scripts written here may run (by hash, not 'unsafe-inline'): were row text ever to become markup,
+  // an injected <script> or onerror= handler would still be refused by the browser.
+  const scripts = `${scriptHash(chartLibrary)} ${scriptHash(PAGE_SCRIPT)}`;
   return [
     "<!doctype html>",
     '<html lang="en"><head><meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">`,
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src ${scripts}; style-src 'unsafe-inline'; img-src data:">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     "<title>wfbench report</title>",
     `<style>${STYLE}</style></head><body><main id="app"></main>`,

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { computeReportStats, formatReportStats, readResultRows, type ReportProvenance } from "@wfbench/bench-report";
+import { computeReportStats, findDuplicateCell, formatReportStats, groupReportCells, readResultRows, type PairedComparison, type PairedInterval, type ReportCell, type ReportProvenance } from "@wfbench/bench-report";
 import { sha256Hex } from "@wfbench/digest";
 import { isDurableFsError, readFileUnderRoot, writeFileAtomic } from "@wfbench/durable-fs";
-import { aggregateByTaskArm, costOfRecord, isValidRow, type Aggregate } from "@wfbench/promotion-gate";
-import { checkRelativePath } from "@wfbench/pycompat";
+import { costOfRecord, isValidRow, type Aggregate } from "@wfbench/promotion-gate";
+import { checkRelativePath, roundHalfEven } from "@wfbench/pycompat";
 import type { ParsedRow } from "@wfbench/result-row";
 import { toConversation } from "./conversation.js";
 import { ReportHtmlError } from "./errors.js";
@@ -73,11 +73,29 @@ async function runView(outDir: string, row: ParsedRow): Promise<RunView> {
     const text = "problem" in read ? `(${read.problem})` : read.bytes.toString("utf8");
     patch = text.length > MAX_PATCH_CHARS ? `${text.slice(0, MAX_PATCH_CHARS)}\n… (truncated; the full patch is ${patchPath})` : text;
   }
-  return { run: row.run ?? 0, resolved: row.resolved === true, error_kind: row.error_kind ?? null, cost_usd: costOfRecord(row), duration_s: row.duration_s ?? null, num_turns: row.num_turns ?? null, transcripts, patch_path: patchPath, patch };
+  return { run: row.run ?? 0, resolved: row.resolved === true, error_kind: row.error_kind ?? null, cost_usd: shown(costOfRecord(row), 4), duration_s: shown(row.duration_s, 1), num_turns: shown(row.num_turns, 0), transcripts, patch_path: patchPath, patch };
 }
 
-function numberOrNull(value: unknown): number | null {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
+/**
+ * A figure as the page shows it: rounded here, as Python's `%.Nf` rounds (exact ties to even), to the digits the page
+ * prints, so the browser's toFixed has no tie left to round up and the page says what report.md says. Null stays null.
+ */
+function shown(value: unknown, digits: number): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? roundHalfEven(value, digits) : null;
+}
+
+/** A cell's median, or null when some valid run left it unmeasured (its 0-filled median is not a figure). */
+function median(cell: ReportCell, field: "duration_s" | "num_turns" | "output_tokens", digits: number): number | null {
+  return cell.unmeasured.has(field) ? null : shown(cell.aggregate[field], digits);
+}
+
+function shownInterval(value: PairedInterval, digits: number): PairedInterval {
+  return { estimate: shown(value.estimate, digits), low: shown(value.low, digits), high: shown(value.high, digits) };
+}
+
+/** A comparison with its intervals rounded to the digits the page prints (report-stats.json keeps them whole). */
+function shownComparison(c: PairedComparison): PairedComparison {
+  return { ...c, cost_usd: shownInterval(c.cost_usd, 4), duration_s: shownInterval(c.duration_s, 1), num_turns: shownInterval(c.num_turns, 1), resolve_rate_diff: shownInterval(c.resolve_rate_diff, 2) };
 }
 
 function errorSummary(a: Aggregate): string {
@@ -89,16 +107,17 @@ function errorSummary(a: Aggregate): string {
 
 /** The page's data from rows already read through the row contract; reads only the artefacts the rows name. */
 async function buildData(outDir: string, rows: readonly ParsedRow[], provenance: ReportProvenance): Promise<HtmlReportData> {
-  const results = aggregateByTaskArm(rows);
   const cells: CellView[] = [];
   const review: ReviewView[] = [];
-  for (const [task, arms] of Object.entries(results)) {
-    for (const [arm, a] of Object.entries(arms)) {
+  // The same cells in the same order as report.md (first-seen, whatever the task ids look like).
+  for (const { cells: arms } of groupReportCells(rows)) {
+    for (const cell of arms) {
+      const { task, arm, aggregate: a } = cell;
       const runs: RunView[] = [];
-      for (const row of rows) if (row.task === task && row.arm === arm) runs.push(await runView(outDir, row));
-      cells.push({ task, class: a.class, arm, resolved: a.resolved, valid_runs: a.valid_runs, excluded_runs: a.excluded_runs, cost_usd: a.cost_usd, cli_cost_usd: a.cli_cost_usd ?? null, duration_s: numberOrNull(a.duration_s), num_turns: numberOrNull(a.num_turns), output_tokens: numberOrNull(a.output_tokens), errors: errorSummary(a), runs });
+      for (const row of cell.rows) runs.push(await runView(outDir, row));
+      cells.push({ task, class: a.class, arm, resolved: a.resolved, valid_runs: a.valid_runs, excluded_runs: a.excluded_runs, cost_usd: shown(a.cost_usd, 4), cli_cost_usd: shown(a.cli_cost_usd, 4), duration_s: median(cell, "duration_s", 1), num_turns: median(cell, "num_turns", 0), output_tokens: median(cell, "output_tokens", 0), errors: errorSummary(a), runs });
       if ("review_clean_control" in a) {
-        review.push({ task, arm, tp: numberOrNull(a.review_true_positives), fp: numberOrNull(a.review_false_positives), fn: numberOrNull(a.review_false_negatives), precision: numberOrNull(a.review_precision), recall: numberOrNull(a.review_recall), blocker_recall: numberOrNull(a.review_blocker_recall), weighted_f1: numberOrNull(a.review_weighted_f1), grounding: numberOrNull(a.review_grounded_evidence) });
+        review.push({ task, arm, tp: shown(a.review_true_positives, 1), fp: shown(a.review_false_positives, 1), fn: shown(a.review_false_negatives, 1), precision: shown(a.review_precision, 3), recall: shown(a.review_recall, 3), blocker_recall: shown(a.review_blocker_recall, 3), weighted_f1: shown(a.review_weighted_f1, 3), grounding: shown(a.review_grounded_evidence, 3) });
       }
     }
   }
@@ -123,7 +142,7 @@ async function buildData(outDir: string, rows: readonly ParsedRow[], provenance:
   if (provenance.upstreamCanary != null) provenanceLines.push(["Upstream canary", provenance.upstreamCanary]);
   const cePlugins = [...new Set(rows.filter((row) => typeof row.ce_plugin_version === "string").map((row) => `${String(row.ce_plugin_version)} (${String(row.ce_plugin_manifest_digest)})`))];
   if (cePlugins.length > 0) provenanceLines.push(["Compound Engineering plugin", cePlugins.join(", ")]);
-  return { title: "wfbench workflow benchmark", notes, cells, comparisons: computeReportStats(rows).comparisons, review, provenance: provenanceLines };
+  return { title: "wfbench workflow benchmark", notes, cells, comparisons: computeReportStats(rows).comparisons.map(shownComparison), review, provenance: provenanceLines };
 }
 
 /**
@@ -141,6 +160,9 @@ export async function writeHtmlReport(options: WriteHtmlReportOptions): Promise<
   } catch (error) {
     throw new ReportHtmlError("REPORT_HTML_READ_FAILED", `cannot read ${join(options.outDir, "results.jsonl")}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+  // report.md refuses the same: a cell counted twice would be weighed twice in every figure on the page.
+  const duplicate = findDuplicateCell(rows);
+  if (duplicate !== null) throw new ReportHtmlError("REPORT_HTML_READ_FAILED", `${join(options.outDir, "results.jsonl")} row ${duplicate.index} field ${duplicate.field}: ${duplicate.message}`);
   const html = renderHtmlReport(await buildData(options.outDir, rows, options.provenance), await loadChartLibrary());
   const htmlPath = join(options.outDir, "report.html");
   const statsPath = join(options.outDir, "report-stats.json");
