@@ -155,6 +155,8 @@ describe("parseArgs", () => {
     [["--promotion-min-runs", "0"], "--promotion-min-runs", /between 1 and 100/],
     [["--promotion-min-improvement", "-5"], "--promotion-min-improvement", /non-negative number/],
     [["--promotion-max-task-regression", "lots"], "--promotion-max-task-regression", /non-negative number/],
+    [["--promotion-min-improvement", "9".repeat(400)], "--promotion-min-improvement", /at most 1000000 \(percent\), got 9{40}…/],
+    [["--promotion-max-task-regression", "1000000.5"], "--promotion-max-task-regression", /at most 1000000/],
   ])("refuses %j naming the flag and the fix", (argv, flag, message) => {
     const result = parseArgs(argv, CONTEXT);
     expect(result.ok).toBe(false);

@@ -151,8 +151,13 @@ function timestamp(now: Date): string {
 
 function parseDecimal(flag: string, raw: string, fix: string): number | UsageError {
   if (!/^\d+(?:\.\d+)?$/u.test(raw)) return { flag, message: `${flag} needs a non-negative number (percent), got ${JSON.stringify(raw)}: ${fix}` };
-  return Number(raw);
+  const value = Number(raw);
+  // A 400-digit percentage is Infinity, which no digest or gate can record: bounded here, at the flag.
+  if (!Number.isFinite(value) || value > MAX_PERCENT_FLAG) return { flag, message: `${flag} must be at most ${MAX_PERCENT_FLAG} (percent), got ${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}: ${fix}` };
+  return value;
 }
+
+const MAX_PERCENT_FLAG = 1_000_000;
 
 function parseInteger(flag: string, raw: string | undefined, min: number, max: number, fix: string): number | UsageError {
   if (raw === undefined || !/^\d+$/u.test(raw)) return { flag, message: `${flag} needs a whole number, got ${JSON.stringify(raw ?? "")}: ${fix}` };

@@ -28,6 +28,12 @@ describe("bootstrapInterval", () => {
     expect(bootstrapInterval([2, 2, 2], (xs) => xs[0] ?? 0, "c")).toEqual({ estimate: 2, low: 2, high: 2 });
     expect(bootstrapInterval([], (xs) => xs[0] ?? 0, "c")).toEqual({ estimate: null, low: null, high: null });
   });
+  it("is unknown, never Infinity, when the deltas overflow float64, so report-stats.json stays writable", () => {
+    const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const interval = bootstrapInterval([1.7e308, 1.7e308], mean, "overflow");
+    expect(interval).toEqual({ estimate: null, low: null, high: null });
+    expect(runsToDetect([1.7e308, -1.7e308], [1e-300, 1e-300])).toBeNull();
+  });
 });
 
 describe("runsToDetect", () => {

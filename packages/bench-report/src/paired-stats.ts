@@ -92,7 +92,10 @@ export function bootstrapInterval(deltas: readonly number[], statistic: (sample:
   }
   estimates.sort((a, b) => a - b);
   const round = (value: number): number => roundHalfEven(value, 6);
-  return { estimate: round(statistic(deltas)), low: round(percentile(estimates, 0.025)), high: round(percentile(estimates, 0.975)) };
+  const interval = { estimate: round(statistic(deltas)), low: round(percentile(estimates, 0.025)), high: round(percentile(estimates, 0.975)) };
+  // Deltas near ±1.8e308 overflow to ±Infinity or NaN, which canonical JSON refuses: such a statistic is unknown.
+  if (!Number.isFinite(interval.estimate) || !Number.isFinite(interval.low) || !Number.isFinite(interval.high)) return { estimate: null, low: null, high: null };
+  return interval;
 }
 
 /**
@@ -107,6 +110,7 @@ export function runsToDetect(costDeltas: readonly number[], referenceCosts: read
   const m = mean(costDeltas);
   const sd = Math.sqrt(costDeltas.reduce((sum, value) => sum + (value - m) ** 2, 0) / (costDeltas.length - 1));
   const n = (((Z_975 + Z_80) * sd) / (DETECTABLE_COST_DIFFERENCE * referenceMean)) ** 2;
+  if (!Number.isFinite(n)) return null;
   return Math.max(2, Math.ceil(roundHalfEven(n, 9)));
 }
 

@@ -3,7 +3,23 @@ import { Readable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareCodePoints } from "./compare-code-points.js";
-import { canonicalJson, digestJson, hashFrames, sha256Hex, sha256Stream } from "./sha256.js";
+import { isDigestError } from "./errors.js";
+import { MAX_CANONICAL_JSON_DEPTH, canonicalJson, digestJson, hashFrames, sha256Hex, sha256Stream } from "./sha256.js";
+
+function refusalOf(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return null;
+}
+
+function nest(levels: number): unknown {
+  let value: unknown = 1;
+  for (let level = 0; level < levels; level += 1) value = level % 2 === 0 ? [value] : { a: value };
+  return value;
+}
 
 describe("sha256Hex", () => {
   it("hashes text as UTF-8 and bytes as given", () => {
@@ -55,6 +71,46 @@ describe("canonicalJson", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("canonicalJson's refusals", () => {
+  it.each([
+    { name: "Infinity from JSON.parse of 1e400", value: JSON.parse('{"a":[1e400]}') as unknown, path: '["a",0]' },
+    { name: "NaN", value: { b: Number.NaN }, path: '["b"]' },
+    { name: "-Infinity at the root", value: Number.NEGATIVE_INFINITY, path: "path [] " },
+  ])("refuses $name, as Python's json.dumps(allow_nan=False) does, instead of writing null", ({ value, path }) => {
+    const error = refusalOf(() => canonicalJson(value));
+    expect(isDigestError(error)).toBe(true);
+    expect(error).toMatchObject({ name: "DigestError", code: "DIGEST_NON_FINITE_NUMBER" });
+    expect((error as Error).message).toContain(path);
+    expect(refusalOf(() => digestJson(value))).toMatchObject({ code: "DIGEST_NON_FINITE_NUMBER" });
+  });
+
+  it("no longer lets Infinity and null digest alike", () => {
+    expect(digestJson({ a: null })).toBe(sha256Hex('{"a":null}'));
+    expect(refusalOf(() => digestJson(JSON.parse('{"a":1e400}')))).toMatchObject({ code: "DIGEST_NON_FINITE_NUMBER" });
+  });
+
+  it("takes nesting up to its bound and refuses one level more before stringify could overflow", () => {
+    const atBound = nest(MAX_CANONICAL_JSON_DEPTH);
+    // JSON.stringify itself overflows near 4,100 levels, so the text is checked by its brackets.
+    const text = canonicalJson(atBound);
+    expect(text.split("[").length - 1 + text.split("{").length - 1).toBe(MAX_CANONICAL_JSON_DEPTH);
+    expect(refusalOf(() => canonicalJson([atBound]))).toMatchObject({ code: "DIGEST_TOO_DEEP", path: expect.any(Array) as unknown });
+    expect(refusalOf(() => digestJson(nest(1_000_000)))).toMatchObject({ code: "DIGEST_TOO_DEEP" });
+  });
+
+  it("refuses a cycle and a bigint with a DigestError, not a TypeError", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic["self"] = cyclic;
+    expect(refusalOf(() => canonicalJson(cyclic))).toMatchObject({ code: "DIGEST_CYCLE" });
+    expect(refusalOf(() => canonicalJson({ n: 1n }))).toMatchObject({ code: "DIGEST_NOT_JSON" });
+  });
+
+  it("still drops undefined members and writes a shared value out each time", () => {
+    const shared = { k: 1 };
+    expect(canonicalJson({ a: undefined, b: [shared, shared] })).toBe('{"b":[{"k":1},{"k":1}]}');
   });
 });
 

@@ -205,6 +205,13 @@ describe("parseScript on hostile scripts", () => {
     expect(refused.message).toMatch(/contains itself/);
   });
 
+  it("refuses a cycle even behind a bad number (the number is the schema's to report; a cycle must never reach zod)", () => {
+    const refused = refusal(scriptWithInput("{ n: .inf, l: &c [1, [2, *c]] }"));
+    expect(refused.kind).toBe("syntax");
+    expect(refused.path).toBe(`${inputPath}.l[1][1]`);
+    expect(refused.message).toMatch(/contains itself/);
+  });
+
   it("refuses a literal too deep for the YAML parser with the fix, not a RangeError", () => {
     const refused = refusal(scriptWithInput(nestFlow("seq", 5_000, "x")));
     expect(refused.kind).toBe("syntax");

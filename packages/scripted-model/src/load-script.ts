@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
+import { listJsonGraphDefects, type JsonGraphDefect } from "@wfbench/digest";
 import { formatIssuePath } from "@wfbench/pycompat";
 import { parseDocument, visit, type Document } from "yaml";
 import type { z } from "zod";
-import { findExpansionDefect, type ExpansionDefect } from "./check-expansion.js";
 import { ScriptSchema, type Script } from "./schema.js";
 import { LEVELS_ABOVE_TOOL_INPUT, MAX_EXPANDED_SCRIPT_BYTES, MAX_TOOL_INPUT_DEPTH, MAX_YAML_ALIASES } from "./script-limits.js";
 
@@ -103,7 +103,7 @@ function countAliases(document: Document): number {
 
 const MiB = 1024 * 1024;
 
-function describeExpansionDefect(defect: ExpansionDefect, sourceName: string): ScriptLoadResult {
+function describeExpansionDefect(defect: JsonGraphDefect, sourceName: string): ScriptLoadResult | null {
   switch (defect.kind) {
     case "cycle":
       return refuse("syntax", sourceName, [
@@ -130,6 +130,9 @@ function describeExpansionDefect(defect: ExpansionDefect, sourceName: string): S
             "a reply carries it through JSON.stringify, and both that and the pinned CLI stop near 4,100; nest it less deeply",
         },
       ]);
+    default:
+      // Bad numbers, non-JSON values and "__proto__" keys are the schema's to report, with every path at once.
+      return null;
   }
 }
 
@@ -172,12 +175,15 @@ export function parseScript(text: string, sourceName: string): ScriptLoadResult 
     return refuse("syntax", sourceName, [{ path: "(document)", message: `cannot expand the YAML: ${reason}${fix}` }]);
   }
   // yaml's bound counts an alias of an empty collection as 0, so it misses a 10^9-list bomb: measure what is left.
-  const defect = findExpansionDefect(value, {
+  // Only the structural defect that stops the walk (it is last) is refused here: bad numbers before it are left to
+  // the schema, which names every one, but a cycle must never reach zod.
+  const last = listJsonGraphDefects(value, {
     maxBytes: MAX_EXPANDED_SCRIPT_BYTES,
     maxDepth: LEVELS_ABOVE_TOOL_INPUT + MAX_TOOL_INPUT_DEPTH,
     pathKeys: LEVELS_ABOVE_TOOL_INPUT,
-  });
-  if (defect !== null) return describeExpansionDefect(defect, sourceName);
+  }).at(-1);
+  const refusal = last === undefined ? null : describeExpansionDefect(last, sourceName);
+  if (refusal !== null) return refusal;
   const parsed = ScriptSchema.safeParse(value);
   if (!parsed.success) return refuse("schema", sourceName, describeZodIssues(parsed.error.issues));
   const crossIssues = checkCrossFields(parsed.data);

@@ -1,3 +1,4 @@
+import { listJsonGraphDefects, type JsonGraphDefect, type JsonGraphDefectKind } from "@wfbench/digest";
 import { z } from "zod";
 
 // Script files are written by hand: every object is strict so a misspelt key is refused, not ignored.
@@ -10,51 +11,22 @@ export const TextBlockSchema = z.strictObject({
   text: z.string(),
 });
 
-interface Pending {
-  readonly value: unknown;
-  readonly parent: Pending | null;
-  readonly key: PropertyKey;
-}
-
-// Stands in the walk for a "__proto__" key, so its issue keeps its place in document order.
-const PROTO_KEY = Symbol("__proto__ key");
-
-function pathOf(item: Pending): PropertyKey[] {
-  const path: PropertyKey[] = [];
-  for (let at = item; at.parent !== null; at = at.parent) path.push(at.key);
-  return path.reverse();
-}
+const DEFECT_MESSAGES: Readonly<Record<JsonGraphDefectKind, (defect: JsonGraphDefect) => string>> = {
+  "non-finite-number": (defect) => `${String(defect.kind === "non-finite-number" ? defect.value : Number.NaN)} is not a JSON number`,
+  "not-json-value": () => "not a JSON value (use strings, finite numbers, booleans, null, lists, maps)",
+  "proto-key": () => 'the key "__proto__" is not allowed',
+  cycle: () => "this value contains itself, so it has no JSON form; alias only a collection that has ended",
+  // Not reachable without bounds; the loader bounds depth and size before the schema runs.
+  "too-deep": () => "nests too deeply",
+  "too-large": () => "is too large",
+};
 
 // Tool input goes over the wire as JSON: anything JSON cannot carry (Infinity, NaN, binary) would arrive changed.
-// Iterative, and each array/object is checked once (aliases share them), so neither a 4,000-level input nor an alias
-// graph standing for 10^9 nodes can overflow the stack or run for minutes here; its issue names the first path found.
+// digest's walk is iterative and checks each shared array/object once, so neither a 4,000-level input nor an alias
+// graph standing for 10^9 nodes can overflow the stack or run for minutes here; every issue is named, in document order.
 function checkJsonValue(input: unknown, context: z.RefinementCtx): void {
-  const seen = new WeakSet<object>();
-  const stack: Pending[] = [{ value: input, parent: null, key: "" }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { value } = item;
-    if (value === PROTO_KEY) {
-      context.addIssue({ code: "custom", path: pathOf(item), message: 'the key "__proto__" is not allowed' });
-      continue;
-    }
-    if (value === null || typeof value === "string" || typeof value === "boolean") continue;
-    if (typeof value === "number") {
-      if (!Number.isFinite(value)) context.addIssue({ code: "custom", path: pathOf(item), message: `${String(value)} is not a JSON number` });
-      continue;
-    }
-    const plain = typeof value === "object" && (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype);
-    if (!plain) {
-      context.addIssue({ code: "custom", path: pathOf(item), message: "not a JSON value (use strings, finite numbers, booleans, null, lists, maps)" });
-      continue;
-    }
-    if (seen.has(value)) continue;
-    seen.add(value);
-    // Pushed in reverse so issues come out in document order.
-    const entries: [PropertyKey, unknown][] = Array.isArray(value) ? value.map((child, index) => [index, child]) : Object.entries(value);
-    for (let at = entries.length - 1; at >= 0; at -= 1) {
-      const [key, child] = entries[at] as [PropertyKey, unknown];
-      stack.push({ value: key === "__proto__" ? PROTO_KEY : child, parent: item, key });
-    }
+  for (const defect of listJsonGraphDefects(input, { maxDepth: Number.POSITIVE_INFINITY, strict: true })) {
+    context.addIssue({ code: "custom", path: [...defect.path], message: DEFECT_MESSAGES[defect.kind](defect) });
   }
 }
 

@@ -465,6 +465,18 @@ describe("startScriptedModel", () => {
       expect(server.requests.map((entry) => entry.outcome.kind)).toEqual(["bad_request", "bad_request", "not_found"]);
     });
 
+    it("answers a body holding 1e400 with a 400 naming the number, instead of digesting it as null", async () => {
+      const { server } = await start();
+      const body = `{"model":"m","max_tokens":5,"temperature":1e400,"messages":${JSON.stringify(userAsks("SYSTEM-MARK USER-MARK"))}}`;
+      const response = await fetch(`${server.baseUrl}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/Infinity is not a JSON number \(at temperature\)/);
+      expect(server.requests[0]).toMatchObject({ body_sha256: createHash("sha256").update(body).digest("hex"), outcome: { kind: "bad_request", status: 400 } });
+      // The same body with null in its place is an ordinary request: the two no longer share a digest.
+      const fine = await fetch(`${server.baseUrl}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: body.replace("1e400", "null") });
+      expect(fine.status).toBe(200);
+    });
+
     it("answers a body nested too deeply to digest with a 400 that says so, not that it is not JSON", async () => {
       const { server } = await start();
       const deep = `{"model":"m","messages":[{"role":"user","content":"x"}],"metadata":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;

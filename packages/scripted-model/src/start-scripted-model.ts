@@ -4,7 +4,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { digestJson, sha256Hex } from "@wfbench/digest";
+import { MAX_CANONICAL_JSON_DEPTH, digestJson, isDigestError, sha256Hex } from "@wfbench/digest";
+import { formatIssuePath } from "@wfbench/pycompat";
 import { redactHeaders, redactText } from "@wfbench/redact";
 import { ListenError, ScriptedModelError } from "./errors.js";
 import {
@@ -140,6 +141,15 @@ export function selectFault(faults: readonly Fault[], attempt: number): Fault | 
   return null;
 }
 
+// A parsed body the digest refused: say which rule it broke and where, never echoing the body's values.
+function describeUndigestibleBody(error: unknown): string {
+  if (!isDigestError(error)) return `request body cannot be digested (${(error as Error).message})`;
+  const at = truncatePrefix(formatIssuePath(error.path));
+  if (error.code === "DIGEST_NON_FINITE_NUMBER") return `request body holds a number too large for a double (like 1e400), and Infinity is not a JSON number (at ${at})`;
+  if (error.code === "DIGEST_TOO_DEEP") return `request body nests too deeply to digest (more than ${MAX_CANONICAL_JSON_DEPTH.toLocaleString("en-US")} levels, at ${at})`;
+  return `request body cannot be digested (${error.code} at ${at})`;
+}
+
 function sendJson(response: ServerResponse, status: number, requestId: string, body: unknown, extra: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
@@ -263,11 +273,11 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     let digest: string;
     try {
       json = JSON.parse(raw.toString("utf8"));
-      // JSON.parse takes any depth, the canonical digest recurses: a body nested past ~6,000 levels cannot be digested.
-      // Echoed tool inputs stay far below that (a script's nest at most MAX_TOOL_INPUT_DEPTH).
+      // JSON.parse takes any depth and turns 1e400 into Infinity; the digest refuses both (past MAX_CANONICAL_JSON_DEPTH,
+      // which echoed tool inputs stay below: a script's nest at most MAX_TOOL_INPUT_DEPTH).
       digest = digestJson(json);
     } catch (error) {
-      const message = json === undefined ? "request body is not JSON" : `request body nests too deeply to digest (${(error as Error).message})`;
+      const message = json === undefined ? "request body is not JSON" : describeUndigestibleBody(error);
       await record({ ...base, ...empty, body_sha256: sha256Hex(raw), body_bytes: raw.length, outcome: { kind: "bad_request", status: 400, message } });
       sendJson(response, 400, requestId, errorBody("invalid_request_error", `scripted-model: ${message}`, requestId));
       return;

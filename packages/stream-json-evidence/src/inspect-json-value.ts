@@ -1,3 +1,4 @@
+import { inspectJsonGraph } from "@wfbench/digest";
 import { MAX_EVENT_DEPTH, type JsonValue } from "./schema.js";
 
 /** What makes a parsed line unusable as an event: a number that is not finite, or nesting past the bound. */
@@ -5,23 +6,14 @@ export type JsonValueDefect = "non-finite-number" | "nesting-too-deep";
 
 /**
  * Finds the first defect of a value JSON.parse returned (which parses any depth without recursion): a non-finite number
- * (`1e999`) or nesting deeper than `maxDepth` levels. Iterative, so a hostile depth cannot overflow the stack here.
+ * (`1e999`) or nesting deeper than `maxDepth` levels. Trusts `value` to be JSON.parse output (a tree of plain data);
+ * digest's iterative walk does the work, so a hostile depth cannot overflow the stack here.
  */
 export function findJsonValueDefect(value: JsonValue, maxDepth: number = MAX_EVENT_DEPTH): JsonValueDefect | null {
-  const stack: { value: JsonValue; depth: number }[] = [{ value, depth: 0 }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const current = item.value;
-    if (typeof current === "number") {
-      if (!Number.isFinite(current)) return "non-finite-number";
-      continue;
-    }
-    if (typeof current !== "object" || current === null) continue;
-    const depth = item.depth + 1;
-    if (depth > maxDepth) return "nesting-too-deep";
-    const children = Array.isArray(current) ? current : Object.values(current);
-    for (const child of children) if (typeof child === "object" || typeof child === "number") stack.push({ value: child, depth });
-  }
-  return null;
+  const defect = inspectJsonGraph(value, { maxDepth, pathKeys: 0, tree: true });
+  if (defect === null) return null;
+  // JSON.parse output has no cycles, no shared values and nothing but JSON data, so depth is the only other defect.
+  return defect.kind === "non-finite-number" ? "non-finite-number" : "nesting-too-deep";
 }
 
 /**

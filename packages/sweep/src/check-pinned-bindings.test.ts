@@ -18,6 +18,14 @@ describe("findTaskBindingDrift", () => {
     expect(findTaskBindingDrift([{ ...BINDING, oracle_files: [] }], [BINDING])).toMatch(/field oracle_files/u);
     expect(findTaskBindingDrift([{ ...BINDING, extra: 1 }], [BINDING])).toMatch(/field extra/u);
   });
+  it("refuses a pin holding 1e400 instead of comparing its Infinity equal to an absent (null) field", () => {
+    const pinned = JSON.parse(`[${JSON.stringify(BINDING).slice(0, -1)},"extra":1e400}]`) as unknown;
+    expect(findTaskBindingDrift(pinned, [BINDING])).toMatch(/^--task-bindings-json 0\.extra: Infinity is not a JSON number/u);
+  });
+  it("refuses a pin nested too deeply to compare, instead of overflowing the stack", () => {
+    const pinned = JSON.parse(`[${JSON.stringify(BINDING).slice(0, -1)},"extra":${"[".repeat(100_000)}${"]".repeat(100_000)}}]`) as unknown;
+    expect(findTaskBindingDrift(pinned, [BINDING])).toMatch(/^--task-bindings-json 0\.extra\.0\.0\.0\.0\.0\.0: nests more than 5,000 levels/u);
+  });
   it("refuses a missing, extra or duplicated pin and a malformed list", () => {
     expect(findTaskBindingDrift([], [BINDING])).toMatch(/no pin for selected task "t"/u);
     expect(findTaskBindingDrift([BINDING, { ...BINDING, id: "u" }], [BINDING])).toMatch(/does not select: u/u);

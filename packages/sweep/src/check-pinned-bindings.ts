@@ -1,4 +1,4 @@
-import { canonicalJson } from "@wfbench/digest";
+import { MAX_CANONICAL_JSON_DEPTH, canonicalJson, inspectJsonGraph, type JsonGraphDefect } from "@wfbench/digest";
 import type { TaskDefinitionBinding } from "@wfbench/task-suite";
 import { z } from "zod";
 
@@ -11,6 +11,10 @@ const TargetBasesSchema = z.record(z.string(), z.string());
  * first field that drifted. Pure; trusts nothing in `pinned`.
  */
 export function findTaskBindingDrift(pinned: unknown, actual: readonly TaskDefinitionBinding[]): string | null {
+  // The pins are compared through canonical JSON, which refuses what has none: say so here, naming the place. The
+  // recomputed bindings are this build's own strings, finite counts and lists, so they always have one.
+  const defect = inspectJsonGraph(pinned, { maxDepth: MAX_CANONICAL_JSON_DEPTH, pathKeys: 8 });
+  if (defect !== null) return `--task-bindings-json ${defect.path.join(".") || "(root)"}: ${describeDefect(defect)}: pin the bindings the evolve driver wrote, unedited`;
   const parsed = PinnedBindingsSchema.safeParse(pinned);
   if (!parsed.success) return `--task-bindings-json must be a JSON list of task bindings, each with an "id" (${parsed.error.issues[0]?.path.join(".") ?? ""}: ${parsed.error.issues[0]?.message ?? "invalid"})`;
   const given = new Map(parsed.data.map((binding) => [binding.id, binding as Record<string, unknown>]));
@@ -27,6 +31,12 @@ export function findTaskBindingDrift(pinned: unknown, actual: readonly TaskDefin
   }
   if (given.size > 0) return `--task-bindings-json pins task(s) this sweep does not select: ${[...given.keys()].join(", ")}`;
   return null;
+}
+
+function describeDefect(defect: JsonGraphDefect): string {
+  if (defect.kind === "non-finite-number") return `${String(defect.value)} is not a JSON number (a number too large for a double, like 1e400)`;
+  if (defect.kind === "too-deep") return `nests more than ${MAX_CANONICAL_JSON_DEPTH.toLocaleString("en-US")} levels, too deep to compare`;
+  return "is not JSON data";
 }
 
 /**

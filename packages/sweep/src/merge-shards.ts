@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { REPORT_PROVENANCE_FILE, formatReportProvenance, openResultsLog, parseReportProvenance, readResultsLog, renderReport, type ReportProvenance, type SweepStatus } from "@wfbench/bench-report";
-import { canonicalJson, digestJson, sha256Hex } from "@wfbench/digest";
+import { canonicalJson, digestJson, isDigestError, sha256Hex } from "@wfbench/digest";
 import { isDurableFsError, readFileUnderRoot, writeFileAtomic, writeFileExclusive } from "@wfbench/durable-fs";
 import { TaskBindingSchema, formatPromotionFile, type Promotion, type PromotionMetric } from "@wfbench/promotion-gate";
 import { writeHtmlReport } from "@wfbench/report-html";
@@ -68,6 +68,18 @@ async function readShardFile(dir: string, name: string, maxBytes: number): Promi
   }
 }
 
+// The identity's task bindings are loose objects read from a file: a 1e400 or a 100,000-level list there has no
+// canonical JSON. Every other canonicalJson below sees values that passed this digest or the strict schemas (zod's
+// number and int refuse Infinity, so no row or cell can hold one).
+function digestIdentity(dir: string, identity: SweepPlan["identity"]): string {
+  try {
+    return digestJson(identity);
+  } catch (error) {
+    if (!isDigestError(error)) throw error;
+    throw refuse(`shard ${dir}: ${SWEEP_PLAN_FILE} identity has no canonical JSON (${error.message}): the file was edited; restore the one the shard wrote`);
+  }
+}
+
 async function readShard(dir: string): Promise<Shard> {
   const planBytes = await readShardFile(dir, SWEEP_PLAN_FILE, MAX_PLAN_BYTES);
   if (planBytes === null) throw refuse(`shard ${dir} has no ${SWEEP_PLAN_FILE}: pass the output directory of a \`wfbench run --shard k/N\``);
@@ -79,7 +91,7 @@ async function readShard(dir: string): Promise<Shard> {
   }
   const plan = SweepPlanSchema.safeParse(raw);
   if (!plan.success) throw refuse(`shard ${dir}: ${SWEEP_PLAN_FILE} field ${plan.error.issues[0]?.path.join(".") ?? ""}: ${plan.error.issues[0]?.message ?? "invalid"}: restore the file the shard wrote`);
-  if (digestJson(plan.data.identity) !== plan.data.identity_digest) throw refuse(`shard ${dir}: ${SWEEP_PLAN_FILE} identity does not match its identity_digest: the file was edited; restore the one the shard wrote`);
+  if (digestIdentity(dir, plan.data.identity) !== plan.data.identity_digest) throw refuse(`shard ${dir}: ${SWEEP_PLAN_FILE} identity does not match its identity_digest: the file was edited; restore the one the shard wrote`);
   const provenanceBytes = await readShardFile(dir, REPORT_PROVENANCE_FILE, MAX_PLAN_BYTES);
   if (provenanceBytes === null) throw refuse(`shard ${dir} has no ${REPORT_PROVENANCE_FILE}: the shard did not finish; re-run it into a new directory`);
   const provenance = parseReportProvenance(provenanceBytes.toString("utf8"));

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { isSweepError } from "./errors.js";
 import { collectRuntimeComponents, computeRuntimeDigest, digestPromptContracts, digestSandboxPolicy } from "./runtime-digest.js";
 
 const dir = mkdtempSync(join(tmpdir(), "wfbench-runtime-digest-"));
@@ -28,5 +29,14 @@ describe("runtime digest", () => {
     expect(computeRuntimeDigest(await collectRuntimeComponents(input))).not.toBe(digest);
     expect(computeRuntimeDigest({ ...components, sandbox_policy_digest: "0".repeat(64) })).not.toBe(digest);
     expect(computeRuntimeDigest({ ...components, prompt_contract_digest: "0".repeat(64) })).not.toBe(digest);
+  });
+
+  it("refuses a script with no canonical JSON (Infinity, which used to digest as null) as bad input naming --script", async () => {
+    const cli = join(dir, "claude-nan");
+    writeFileSync(cli, "binary");
+    const input = { claudePath: cli, claudeVersion: "2.1.0", priceTableVersion: "prices@1" };
+    const refused = await collectRuntimeComponents({ ...input, script: { version: 1, n: Number.POSITIVE_INFINITY } }).catch((error: unknown) => error);
+    expect(isSweepError(refused)).toBe(true);
+    expect(refused).toMatchObject({ code: "SWEEP_BAD_INPUT", message: expect.stringMatching(/^--script: .*Infinity at path \["n"\] is not a JSON number/u) as unknown });
   });
 });

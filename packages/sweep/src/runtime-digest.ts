@@ -1,9 +1,10 @@
 import { createReadStream } from "node:fs";
 import { buildArmSessions, renderShellPrefix } from "@wfbench/cell-pipeline";
-import { digestJson, sha256Hex, sha256Stream } from "@wfbench/digest";
+import { digestJson, isDigestError, sha256Hex, sha256Stream } from "@wfbench/digest";
 import { readPriceTableVersion } from "@wfbench/litellm-gateway";
 import { ROW_SCHEMA_VERSION, SUPPORTED_ARMS } from "@wfbench/result-row";
 import { describeSandboxPolicy } from "@wfbench/sandbox-bwrap";
+import { SweepError } from "./errors.js";
 
 /** Version of the runtime digest's own layout: bump it when a component is added or its encoding changes. */
 export const RUNTIME_DIGEST_SCHEMA_VERSION = 1;
@@ -38,9 +39,21 @@ export function digestSandboxPolicy(): string {
   return digestJson({ bwrap_argv: policy.bwrapArgv, seccomp_sha256: sha256Hex(policy.seccompFilter), shell_prefix_sha256: sha256Hex(renderShellPrefix()) });
 }
 
+// loadScript's value always has canonical JSON (finite numbers, at most 4,007 levels); anything else is refused here,
+// with the flag to fix, rather than escaping as a DigestError.
+function digestScript(script: unknown): string {
+  try {
+    return digestJson(script);
+  } catch (error) {
+    if (!isDigestError(error)) throw error;
+    throw new SweepError("SWEEP_BAD_INPUT", `--script: the parsed script cannot be digested (${error.message}): pass a script that loadScript accepts`, { cause: error });
+  }
+}
+
 /**
  * Gathers the runtime components of this sweep: reads the CLI binary at `claudePath` (streamed) and digests the
- * parsed script; trusts the version string the CLI resolver proved.
+ * parsed script; trusts the version string the CLI resolver proved. Throws SWEEP_BAD_INPUT for a script that has no
+ * canonical JSON.
  */
 export async function collectRuntimeComponents(input: { readonly claudePath: string; readonly claudeVersion: string; readonly script: unknown; readonly priceTableVersion: string }): Promise<RuntimeComponents> {
   const binary = await sha256Stream(createReadStream(input.claudePath));
@@ -51,7 +64,7 @@ export async function collectRuntimeComponents(input: { readonly claudePath: str
     sandbox_policy_digest: digestSandboxPolicy(),
     prompt_contract_digest: digestPromptContracts(),
     row_schema_version: ROW_SCHEMA_VERSION,
-    scripted_model_script_digest: input.script === null ? null : digestJson(input.script),
+    scripted_model_script_digest: input.script === null ? null : digestScript(input.script),
     price_table_version: input.priceTableVersion,
   };
 }

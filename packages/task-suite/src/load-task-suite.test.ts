@@ -1,6 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { parseTaskSuite } from "./load-task-suite.js";
+import { loadTaskSuite, parseTaskSuite } from "./load-task-suite.js";
+import { MAX_TASK_FILE_BYTES } from "./parse-suite-yaml.js";
 
 const ORACLE = { command: 'node --test "$WFBENCH_ORACLE_ROOT/x.oracle.test.mjs"', files: [{ source: "demo/x.oracle.test.mjs", target: "x.oracle.test.mjs" }] };
 const TASK = { id: "add-clamp", class: "trivial", repo: "demo/repos/mathlib", prompt: "Add clamp.", verify: "node --test test/", oracle: ORACLE };
@@ -178,5 +182,81 @@ describe("parseTaskSuite", () => {
       expect(message).toContain("Fix: correct the YAML syntax");
       expect(message).not.toContain("top level a mapping");
     });
+  });
+});
+
+// Each level a list of ten aliases of the one before: `levels` short lines stand for 10^levels empty lists, and yaml's
+// maxAliasCount weighs an alias of an empty list as 0, so its own bound lets the whole bomb through.
+function aliasBomb(levels: number): string {
+  const parts = ["&a0 []"];
+  for (let level = 1; level <= levels; level += 1) parts.push(`&a${level} [${Array<string>(10).fill(`*a${level - 1}`).join(", ")}]`);
+  return `tasks:\n  - {id: t, class: c, repo: r, prompt: p, verify: v, oracle: {command: x, files: [{source: s, target: t}]}, sandbox_copy: [${parts.join(", ")}]}\n`;
+}
+
+describe("parseTaskSuite against hostile YAML", () => {
+  function refusal(text: string): { field: string; message: string } {
+    const result = parseTaskSuite(text, "/suite/hostile.yaml", "/suite");
+    if (result.ok) throw new Error("loaded");
+    expect(result.error.message).toMatch(/^\/suite\/hostile\.yaml: /u);
+    expect(result.error.message).toContain(". Fix: ");
+    return { field: result.error.field, message: result.error.message };
+  }
+
+  it.each([9, 12])("refuses the empty-list alias bomb of %i levels as what it is, before anything expands it", (levels) => {
+    const refused = refusal(aliasBomb(levels));
+    expect(refused.field).toBe("tasks");
+    expect(refused.message).toMatch(/expands to more than 8 MiB of data once its aliases are copied out.*Fix: alias smaller values, or fewer times/u);
+  });
+
+  it("refuses an alias of a collection that contains it, naming where", () => {
+    const refused = refusal("tasks: &t [{id: t, class: c, repo: r, prompt: p, verify: v, oracle: {command: x, files: []}, sandbox_copy: *t}]\n");
+    expect(refused.field).toBe("tasks[0].sandbox_copy");
+    expect(refused.message).toMatch(/contains itself.*Fix: alias only a collection that has ended/u);
+  });
+
+  it("refuses more aliases than a task file may hold before yaml resolves any", () => {
+    const aliases = (count: number): string => `tasks: [&e [], ${Array<string>(count).fill("*e").join(", ")}]\n`;
+    expect(refusal(aliases(1_001)).message).toMatch(/holds 1,001 aliases, more than the 1,000 a task file may.*Fix: write the values out/u);
+    // 1,000 pass the bound and reach the schema, which refuses lists as tasks.
+    expect(refusal(aliases(1_000)).message).toMatch(/field tasks\[0\]: must be a mapping/u);
+  });
+
+  it("refuses nesting deeper than a task file needs, naming the path", () => {
+    const refused = refusal(`tasks: [{id: t, class: c, repo: r, prompt: p, verify: v, oracle: {command: x, files: []}, sandbox_copy: ${"[".repeat(70)}${"]".repeat(70)}}]\n`);
+    expect(refused.field).toMatch(/^tasks\[0\]\.sandbox_copy(\[0\])+$/u);
+    expect(refused.message).toMatch(/nests more than 64 levels/u);
+  });
+
+  it("refuses a text over the size bound before parsing it", () => {
+    // Densely nested flow lists: the input that costs yaml ~500 bytes of memory per byte.
+    const text = `tasks: [${"[".repeat(700)}${"]".repeat(700)}]\n#${"x".repeat(MAX_TASK_FILE_BYTES)}\n`;
+    const refused = refusal(text);
+    expect(refused.field).toBe("tasks");
+    expect(refused.message).toMatch(/is \d[\d,]* bytes, more than the 256 KiB a task file may hold.*Fix: split the suite/u);
+  });
+});
+
+describe("loadTaskSuite against hostile files", () => {
+  let dir = "";
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "task-suite-hostile-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("refuses an oversize file by its size, before reading it", async () => {
+    const file = join(dir, "big.yaml");
+    const text = `tasks: []\n#${"x".repeat(MAX_TASK_FILE_BYTES)}\n`;
+    await writeFile(file, text);
+    const result = await loadTaskSuite(file);
+    expect(!result.ok && result.error.message).toContain(`big.yaml: field tasks: the task file is ${text.length.toLocaleString("en-US")} bytes, more than the 256 KiB`);
+  });
+
+  it("refuses an alias bomb that also declares a review corpus, without expanding it for the corpus either", async () => {
+    const file = join(dir, "bomb.yaml");
+    await writeFile(file, `${aliasBomb(10)}review_cases: x/eval/workflow_bench/review_cases\n`);
+    const result = await loadTaskSuite(file);
+    expect(!result.ok && result.error.message).toMatch(/expands to more than 8 MiB/u);
   });
 });

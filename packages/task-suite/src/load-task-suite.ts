@@ -1,10 +1,10 @@
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { validateOracleDeclaration, type OracleDeclaration } from "@wfbench/oracle-snapshot";
 import { ROOT_FIELD, formatIssuePath, isBlankPython } from "@wfbench/pycompat";
-import { YAMLError, parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { isReviewTask } from "./is-review-task.js";
+import { MAX_TASK_FILE_BYTES, oversize, parseSuiteYaml } from "./parse-suite-yaml.js";
 import { REVIEW_CASES_DIR, loadReviewCaseCorpus, reviewCaseSetupCommand, type ReviewCaseCorpus } from "./review-case-corpus.js";
 import { SuiteFileSchema, TaskEntrySchema, type SuiteSkills } from "./schema.js";
 
@@ -115,14 +115,6 @@ function fixFor(field: string): string {
   return FIXES[head] ?? "see reference §3.1 for the task file format";
 }
 
-/** The parser's reason and where it stopped (`line L, column C`), without its multi-line code frame. */
-function describeYamlError(cause: unknown): string {
-  if (!(cause instanceof YAMLError)) return (cause as Error).message.split("\n")[0] ?? "parse error";
-  const reason = cause.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/u, "") ?? "parse error";
-  const at = cause.linePos?.[0];
-  return at === undefined ? reason : `line ${at.line}, column ${at.col}: ${reason}`;
-}
-
 function firstIssue(error: z.ZodError): { field: string; message: string } {
   const issue = error.issues[0];
   if (issue === undefined) return { field: "(unknown)", message: "invalid" };
@@ -169,13 +161,9 @@ export function parseTaskSuite(text: string, file: string, baseDir: string, opti
     ok: false,
     error: { file, task, field, message: `${file}: ${task === null ? "" : `task ${JSON.stringify(task)}, `}field ${field}: ${message}. Fix: ${fix}`, fix, problems },
   });
-  let raw: unknown;
-  try {
-    raw = parseYaml(text, { uniqueKeys: true, maxAliasCount: 100 });
-  } catch (cause) {
-    // A syntax error is not a schema error: name where the parser stopped, not the shape of the top level.
-    return refuse(null, "tasks", `not valid YAML (${describeYamlError(cause)})`, 1, "correct the YAML syntax at that line (indentation, an unclosed bracket or quote, a duplicate key)");
-  }
+  const parsed = parseSuiteYaml(text);
+  if (!parsed.ok) return refuse(null, parsed.field, parsed.message, 1, parsed.fix);
+  const raw = parsed.value;
   const top = SuiteFileSchema.safeParse(raw);
   if (!top.success) {
     const issue = firstIssue(top.error);
@@ -289,15 +277,20 @@ export function parseTaskSuite(text: string, file: string, baseDir: string, opti
  */
 export async function loadTaskSuite(path: string, options: LoadTaskSuiteOptions = {}): Promise<TaskSuiteResult> {
   const file = resolve(path);
-  let text: string;
+  let read: Awaited<ReturnType<typeof readBounded>>;
   try {
-    text = await readFile(file, "utf8");
+    read = await readBounded(file);
   } catch (cause) {
     return {
       ok: false,
       error: { file, task: null, field: "tasks", message: `${file}: cannot read the task file (${(cause as NodeJS.ErrnoException).code ?? "error"}). Fix: pass --tasks <path to a task YAML file>`, fix: "pass --tasks <path to a task YAML file>", problems: 1 },
     };
   }
+  if ("oversize" in read) {
+    const refusal = oversize(read.oversize);
+    return { ok: false, error: { file, task: null, field: refusal.field, message: `${file}: field ${refusal.field}: ${refusal.message}. Fix: ${refusal.fix}`, fix: refusal.fix, problems: 1 } };
+  }
+  const { text } = read;
   const corpus = await loadDeclaredCorpus(text, file, options);
   if (corpus !== null && "error" in corpus) return { ok: false, error: corpus.error };
   return parseTaskSuite(text, file, dirname(file), options, corpus);
@@ -305,12 +298,9 @@ export async function loadTaskSuite(path: string, options: LoadTaskSuiteOptions 
 
 /** The suite's `review_cases` corpus read from disk, null when it declares none (a YAML error is left to the parser). */
 async function loadDeclaredCorpus(text: string, file: string, options: LoadTaskSuiteOptions): Promise<LoadedReviewCorpus | { error: TaskSuiteRefusal } | null> {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text, { uniqueKeys: true, maxAliasCount: 100 });
-  } catch {
-    return null;
-  }
+  const parsed = parseSuiteYaml(text);
+  if (!parsed.ok) return null;
+  const raw = parsed.value;
   const declared = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>)["review_cases"] : undefined;
   if (typeof declared !== "string" || isBlankPython(declared)) return null;
   const refusal = (field: string, message: string): { error: TaskSuiteRefusal } => ({
@@ -322,4 +312,16 @@ async function loadDeclaredCorpus(text: string, file: string, options: LoadTaskS
   const loaded = await loadReviewCaseCorpus(dir);
   if (!loaded.ok) return refusal(`review_cases: ${loaded.error.field}`, loaded.error.message);
   return { harnessRoot: dir.slice(0, -REVIEW_CASES_DIR.length - 1), corpus: loaded.value };
+}
+
+// Sized by fstat on the open handle, so a huge file is refused without reading it; parseSuiteYaml bounds the text read.
+async function readBounded(file: string): Promise<{ readonly text: string } | { readonly oversize: number }> {
+  const handle = await open(file, "r");
+  try {
+    const { size } = await handle.stat();
+    if (size > MAX_TASK_FILE_BYTES) return { oversize: size };
+    return { text: await handle.readFile("utf8") };
+  } finally {
+    await handle.close();
+  }
 }
