@@ -177,6 +177,8 @@ describe.skipIf(tools.skip)("a tool input nested 3,000 levels deep, through the 
     expect(row["evidence_diagnostics"]).toContainEqual(expect.stringMatching(/^unaccounted spend: \d+ gateway request\(s\) .* \(session 1's stream did not parse whole, so requests its CLI made may be among them\)$/u));
     // The session went on after the deep turn: all three scripted turns crossed the gateway.
     expect(row["wire_requests"]).toBe(3);
+    // The session's id is salvaged from the refused stream's init line: it names the transcript, never null.
+    expect(row["session_ids"]).toEqual([/-([0-9a-f-]{36})\.jsonl$/u.exec(artifactOf("deep-input").path)?.[1]]);
   });
 
   it("keeps the 200-level control an ok, resolved cell with its tool calls counted", () => {

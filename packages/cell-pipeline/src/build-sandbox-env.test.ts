@@ -8,11 +8,19 @@ describe("buildSandboxEnv / renderShellPrefix", () => {
     expect(Object.keys(env).filter((name) => /KEY|TOKEN|SECRET|ANTHROPIC/u.test(name))).toEqual([]);
   });
 
-  it("renders a wrapper that refuses anything but one argument and clears the environment", () => {
+  it("renders a wrapper under the execute-only shell that refuses anything but one argument and clears the environment", () => {
     const script = renderShellPrefix();
-    expect(script.startsWith("#!/bin/bash\nset -eu\n")).toBe(true);
+    // Its interpreter holds the CLI's environment, so it must be the non-dumpable copy, and `exec -c` empties that
+    // environment before the readable `env` starts.
+    expect(script.startsWith("#!/opt/claude/bash\nset -eu\n")).toBe(true);
     expect(script).toContain('if [ "$#" -ne 1 ]; then exit 64; fi');
-    expect(script).toContain("exec /usr/bin/env -i HOME=/home/agent");
+    expect(script).toContain("exec -c /usr/bin/env HOME=/home/agent");
     expect(script).not.toMatch(/ANTHROPIC/u);
+  });
+
+  it("runs the host-unsafe prefix under the host's bash, the rest unchanged", () => {
+    const host = renderShellPrefix("host-unsafe");
+    expect(host.startsWith("#!/bin/bash\nset -eu\n")).toBe(true);
+    expect(host.split("\n").slice(1)).toEqual(renderShellPrefix().split("\n").slice(1));
   });
 });

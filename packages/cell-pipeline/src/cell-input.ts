@@ -58,6 +58,8 @@ export interface RunCellInput {
   readonly claudePath: string;
   /** Host path of the shell-prefix wrapper (see renderShellPrefix), mounted read-only. */
   readonly shellPrefixPath: string;
+  /** Host path of bash staged execute-only (stageExecOnlyShell), mounted at /opt/claude/bash. */
+  readonly shellPath: string;
   readonly gateway: CellGateway;
   /** Label recorded in the row: `scripted`, `anthropic`, … */
   readonly upstream: string;

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { computeSkillFingerprint } from "./compute-skill-fingerprint.js";
-import { diffPlanDocuments, listPlanDocuments, parseShortstat } from "./inspect-workspace.js";
+import type { SandboxRunResult } from "@wfbench/sandbox-bwrap";
+import { diffPlanDocuments, digestWorkspaceDiff, listPlanDocuments, measureWorkspace, parseShortstat, type WorkspaceSandbox } from "./inspect-workspace.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -122,5 +123,37 @@ describe("computeSkillFingerprint", () => {
     mkdirSync(join(ws, ".claude/skills/work"), { recursive: true });
     writeFileSync(join(ws, ".claude/skills/work/big.md"), Buffer.alloc(4 * 1024 * 1024 + 1));
     await expect(computeSkillFingerprint(ws, ["work"])).rejects.toMatchObject({ code: "CELL_PIPELINE_SKILL_INVALID", message: "evaluated skills exceed 4 MiB" });
+  });
+});
+
+describe("measureWorkspace / digestWorkspaceDiff", () => {
+  describe("when the workspace holds a directory the sandbox user cannot list", () => {
+    const exited = (stdout: string, exitCode = 0): SandboxRunResult => ({ backend: "bwrap", state: "exited", ok: exitCode === 0, exitCode, signal: null, stdout: Buffer.from(stdout), stdoutOverflow: false, stderrTail: "", durationMs: 1, setupError: null });
+    function fakeSandbox(findOutput: string): { sandbox: WorkspaceSandbox; calls: string[][] } {
+      const calls: string[][] = [];
+      const sandbox: WorkspaceSandbox = (_policy, argv) => {
+        calls.push([...argv]);
+        // Only the find is answered; the git listing that would follow fails, which the test does not reach.
+        return Promise.resolve(argv[0] === "/usr/bin/find" ? exited(findOutput) : exited("", 128));
+      };
+      return { sandbox, calls };
+    }
+
+    it("refuses it before any git runs, naming each directory and its mode (CELL_PIPELINE_WORKSPACE_REFUSED)", async () => {
+      const ws = tempDir();
+      const priv = tempDir();
+      const { sandbox, calls } = fakeSandbox("100 src/impl\0" + "600 \0");
+      const refusal = await measureWorkspace(ws, "a".repeat(40), priv, undefined, sandbox).catch((error: unknown) => error);
+      expect(refusal).toMatchObject({ code: "CELL_PIPELINE_WORKSPACE_REFUSED", message: 'the sandboxed git cannot list directory "src/impl" (mode 0100), "." (mode 0600): what it holds would be left out of the patch, churn and diff digest' });
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toEqual(["/usr/bin/find", "/workspace", "-path", "/workspace/.git", "-prune", "-o", "-type", "d", "(", "!", "-readable", "-o", "!", "-executable", ")", "-prune", "-printf", "%m %P\\0"]);
+      await expect(digestWorkspaceDiff(ws, "a".repeat(40), priv, undefined, sandbox)).rejects.toMatchObject({ code: "CELL_PIPELINE_WORKSPACE_REFUSED" });
+    });
+
+    it("goes on to git when find names nothing", async () => {
+      const { sandbox, calls } = fakeSandbox("");
+      await expect(measureWorkspace(tempDir(), "a".repeat(40), tempDir(), undefined, sandbox)).rejects.toMatchObject({ code: "CELL_PIPELINE_WORKSPACE_REFUSED", message: expect.stringContaining("git read-tree / ls-files") });
+      expect(calls.map((argv) => argv[0])).toEqual(["/usr/bin/find", "/bin/sh"]);
+    });
   });
 });

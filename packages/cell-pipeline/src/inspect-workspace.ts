@@ -177,18 +177,43 @@ interface DiffView extends GitView {
 }
 
 
+// Every directory the sandbox user may not both list and enter (GNU find's -readable / -executable ask access(2) as that
+// user), pruned, as "<octal mode> <path from /workspace>" NUL-terminated; the harness's own .git is not walked.
+const UNLISTABLE_FIND = ["/usr/bin/find", SANDBOX_WORKSPACE, "-path", `${SANDBOX_WORKSPACE}/.git`, "-prune", "-o", "-type", "d", "(", "!", "-readable", "-o", "!", "-executable", ")", "-prune", "-printf", "%m %P\\0"];
+
+/**
+ * Refuses a workspace holding a directory the sandboxed git may enter but not list (or neither): git skips it with a
+ * warning and exits 0, so its files would be missing from the patch, churn and diff digest while the oracle, told a
+ * name inside, still imports them. Asked in the same sandbox as the git (workspace read-only, the sandbox user's own
+ * access, no depth limit: find walks by descriptor); ignored trees are walked too, on purpose (fail closed).
+ * @throws {CellPipelineError} CELL_PIPELINE_WORKSPACE_REFUSED naming (up to 8 of) the directories and their modes.
+ */
+async function refuseUnlistableDirectories(view: GitView, signal: AbortSignal | undefined): Promise<void> {
+  const out = await runInView(view, UNLISTABLE_FIND, "find (directories git cannot list)", { maxStdoutBytes: 64 * 1024, signal });
+  const found = splitEntries(out.stdout);
+  if (found.length === 0 && !out.overflow) return;
+  const named = found.slice(0, 8).map((entry) => {
+    const space = entry.indexOf(" ");
+    return `${JSON.stringify(entry.slice(space + 1) || ".")} (mode ${entry.slice(0, space).padStart(4, "0")})`;
+  });
+  const more = found.length > 8 || out.overflow ? " and more" : "";
+  throw new CellPipelineError("CELL_PIPELINE_WORKSPACE_REFUSED", `the sandboxed git cannot list directory ${named.join(", ")}${more}: what it holds would be left out of the patch, churn and diff digest`);
+}
+
 /**
  * Builds the harness's own index of the workspace against `baseSha` (read from the harness-built `.git`): the base
  * tree, untracked non-ignored files intent-to-add (by the view's first git call, see `addStdin`), except files over
  * MAX_DIFF_FILE_BYTES (tracked ones marked
  * assume-unchanged, untracked ones left out) and nested repositories (left out), which are returned as undiffed.
  * A tracked file over the bound with the base's size is hashed on the host and is undiffed only if it changed.
+ * A workspace with a directory git could not list is refused first (refuseUnlistableDirectories).
  */
 async function openDiffView(workspace: string, baseSha: string, privateRoot: string, signal: AbortSignal | undefined, sandbox: WorkspaceSandbox | undefined): Promise<DiffView> {
   const scratch = await mkdtemp(join(privateRoot, "git-view-"));
   await mkdir(join(scratch, "objects"));
   const view = { workspace, scratch, sandbox };
   try {
+    await refuseUnlistableDirectories(view, signal);
     const listings = await readListings(view, baseSha, signal);
     const undiffed: UndiffedEntry[] = [];
     const frozen: string[] = [];

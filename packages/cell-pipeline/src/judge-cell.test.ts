@@ -13,6 +13,9 @@ const KILLED_IN_TOOL: SessionEnding = { processState: "exited", exitCode: 143, s
 const TIMED_OUT_IN_TOOL: SessionEnding = { processState: "timeout", exitCode: 143, streamEnd: "tool-result" };
 const SESSION_ERROR_DETAIL = { subtype: "error_during_execution", returncode: 1, process_state: "exited", stderr_tail: null, stdout_tail: null, process_detail: null, event_stream_error: null };
 
+const OVERSIZE = "EVIDENCE_OVERSIZE: the capture overflowed its bound and was truncated";
+const OVERFLOW_NOTE = (what: string): string => `the session's evidence is unverifiable (its own output overflowed the capture), but ${what} failed on the workspace it left: counted as that failure, not excluded`;
+
 function measured(sessions: Partial<SessionFacts>, facts: Partial<MeasuredFacts>): CellFacts {
   return { stage: "measured", sessions: { ...OK_SESSIONS, ...sessions }, ...CLEAN, ...facts };
 }
@@ -74,6 +77,26 @@ describe("judgeCell: the error-kind precedence of reference §4.2/§4.3", () => 
       { ok: true, error_kind: "oracle-failed", resolved: false, diagnostics: ["unaccounted spend: 2 gateway request(s)"] },
     ],
     ["no unaccounted spend changes nothing", measured({}, { unaccountedSpend: null }), { ok: true, error_kind: null, resolved: true, diagnostics: [] }],
+    [
+      "a session whose own output overflowed the capture keeps a failed oracle counted (no laundering into an excluded row)",
+      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: OVERSIZE, overflowed: true }, { oraclePassed: false }),
+      { ok: false, error_kind: "oracle-failed", resolved: false, error_detail: OVERSIZE, diagnostics: [OVERFLOW_NOTE("the hidden oracle")] },
+    ],
+    [
+      "an overflowed session keeps a failed verify counted",
+      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: OVERSIZE, overflowed: true }, { verifyPassed: false, oraclePassed: false }),
+      { ok: false, error_kind: "verify-failed", resolved: false, error_detail: OVERSIZE, diagnostics: [OVERFLOW_NOTE("verify")] },
+    ],
+    [
+      "an overflowed session whose verify and oracle passed stays evidence-unverified: a pass is never credited without evidence",
+      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: OVERSIZE, overflowed: true }, {}),
+      { ok: false, error_kind: "evidence-unverified", resolved: false, error_detail: OVERSIZE, diagnostics: [] },
+    ],
+    [
+      "evidence unverifiable for another reason (nothing the session's size shows) stays excluded even when the oracle failed",
+      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: "transcript not persisted: EVIDENCE_ARTIFACT_WRITE_FAILED" }, { oraclePassed: false }),
+      { ok: false, error_kind: "evidence-unverified", resolved: false, diagnostics: [] },
+    ],
     ["a cancelled session wins, keeping the sessions' detail", { stage: "sessions-cancelled", sessions: { ok: false, errorKind: "session-error", errorDetail: "killed", cancelled: true, failedEnding: null } }, { ok: false, error_kind: "cancelled", resolved: false, error_detail: "killed" }],
     ["a failed setup is infra-error", { stage: "setup-failed", detail: "setup exited (exit 1): no such file" }, { ok: false, error_kind: "infra-error", resolved: false, error_detail: "setup exited (exit 1): no such file" }],
     ["a harness failure is infra-error", { stage: "interrupted", aborted: false, detail: "SandboxPolicyError(SANDBOX_X): gone", origin: "harness" }, { ok: false, error_kind: "infra-error", resolved: false, error_detail: "SandboxPolicyError(SANDBOX_X): gone" }],

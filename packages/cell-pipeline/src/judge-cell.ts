@@ -28,6 +28,11 @@ export interface SessionFacts {
   readonly cancelled: boolean;
   /** The first session-error session's ending; null when no session ended in a session-error. */
   readonly failedEnding: SessionEnding | null;
+  /**
+   * The session that set `errorKind` overflowed its stdout capture bound: only that session's own output (what the
+   * model and its tools printed) can make a capture that long. Absent: false.
+   */
+  readonly overflowed?: boolean;
 }
 
 /** Who caused a failure that interrupted the cell or its removal. */
@@ -114,7 +119,8 @@ export function isAbortedByAgent(ending: SessionEnding, wire: WireFacts): boolea
  * when the sweep was cancelled); otherwise the first session error (`session-aborted-by-agent` instead of
  * `session-error` when {@link isAbortedByAgent}), then plan or review boundary failures of an ok session, then changed
  * skill files, then an invalid review artifact, then a workspace the harness could not measure (each a diagnostic
- * when a kind is already set), then verify-failed, then oracle-failed (oracle-unavailable when the oracle never ran); a resolved implementation cell without a diff
+ * when a kind is already set), then verify-failed, then oracle-failed (oracle-unavailable when the oracle never ran) —
+ * also over an evidence-unverified session that overflowed its capture (the session's own doing); a resolved implementation cell without a diff
  * is no-work-produced; spend of the cell's token outside its CLI makes a row that would be valid evidence-unverified
  * (a diagnostic on a row that already failed); a cancel during verify or the oracle makes the cell cancelled. Pure:
  * trusts the facts, reads nothing.
@@ -160,6 +166,14 @@ export function judgeCell(facts: CellFacts): CellVerdict {
   }
 
   let resolved = ok && kind === null && facts.verifyPassed && facts.oraclePassed;
+  // An overflowed capture is unverifiable evidence (excluded), but only the session itself can make its output that
+  // long, and verify and the oracle judged the workspace it left: a failure there stays that counted failure, or a
+  // failing candidate could pad its transcript past the bound to launder the row into an exclusion. A pass is never
+  // credited without evidence: that row stays evidence-unverified.
+  if (kind === "evidence-unverified" && sessions.overflowed === true && (!facts.verifyPassed || !facts.oraclePassed)) {
+    diagnostics.push(`the session's evidence is unverifiable (its own output overflowed the capture), but ${facts.verifyPassed ? "the hidden oracle" : "verify"} failed on the workspace it left: counted as that failure, not excluded`);
+    kind = null;
+  }
   if (kind === null && !facts.verifyPassed) kind = "verify-failed";
   else if (kind === null && !facts.oraclePassed) {
     // §4.3: no snapshot verdict is a valid negative, like a failed oracle; the reason goes into the detail.

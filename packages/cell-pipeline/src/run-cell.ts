@@ -267,6 +267,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       readOnlySkillRoots: evaluatedSkills.map((skill) => `.claude/skills/${skill}`),
       claudePath: input.claudePath,
       shellPrefixPath: input.shellPrefixPath,
+      shellPath: input.shellPath,
       settingsStubPath: prepared.settingsStub,
       gatewaySocketPath: input.gateway.hostSocketPath,
       token,
@@ -315,6 +316,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       errorDetail: summary.error_detail,
       cancelled: progress.sessions.some((s) => s.cancelled),
       failedEnding: findFailedEnding(progress.sessions),
+      overflowed: progress.sessions.find((s) => s.errorKind !== null)?.captureOverflowed === true,
     };
     if (sessions.cancelled) {
       applyVerdict(draft, judgeCell({ stage: "sessions-cancelled", sessions }));

@@ -20,6 +20,8 @@ function context(claudePath: string, sandbox: SessionSandbox): SessionContext {
     readOnlySkillRoots: [],
     claudePath,
     shellPrefixPath: join(dir, "shell-prefix"),
+    // Any execute-only file passes the staging check; the stub sandboxes never run it.
+    shellPath: claudePath,
     settingsStubPath: join(dir, "settings-stub.json"),
     gatewaySocketPath: join(dir, "gateway.sock"),
     token: "wfb-cell-token-run-session",
@@ -102,5 +104,34 @@ describe("runSession's settings pins", () => {
       const refusal = await runSession(spec, { ...context(claude, () => Promise.reject(new Error("must not start"))), workspace: ws }).catch((error: unknown) => error);
       expect(refusal).toMatchObject({ code: "CELL_PIPELINE_WORKSPACE_FAILED", message: expect.stringMatching(/settings(?:\.local)?\.json is missing or not a regular file/u) });
     }
+  });
+});
+
+describe("runSession's session id", () => {
+  const SESSION = "2f0c9a1e-5b7d-4c3a-9e8f-0a1b2c3d4e5f";
+  async function recordOf(stdout: string): Promise<Awaited<ReturnType<typeof runSession>>> {
+    const claude = await stageExecOnlyBinary("/bin/true", join(mkdtempSync(join(dir, "bin-")), "claude"));
+    const ws = mkdtempSync(join(dir, "ws-"));
+    mkdirSync(join(ws, ".claude"), { recursive: true });
+    for (const name of ["settings.json", "settings.local.json"]) writeFileSync(join(ws, ".claude", name), "{}\n");
+    const outDir = mkdtempSync(join(dir, "out-"));
+    const sandbox: SessionSandbox = () =>
+      Promise.resolve({ backend: "bwrap", state: "exited", ok: false, exitCode: 1, signal: null, stdout: Buffer.from(stdout), stdoutOverflow: false, stderrTail: "", durationMs: 5, setupError: null });
+    return runSession(spec, { ...context(claude, sandbox), workspace: ws, outDir, transcriptPrefix: "task-arm-run0" });
+  }
+  const init = JSON.stringify({ type: "system", subtype: "init", session_id: SESSION });
+
+  it("is the id the salvaged transcript was named after when the stream was refused", async () => {
+    // A line that is not JSON: the parser refuses the stream and the transcript is a salvage named by the init's id.
+    const record = await recordOf(`${init}\nnot json {\n`);
+    expect(record.errorKind).toBe("session-error");
+    expect(record.artifact?.path).toBe(`transcripts/task-arm-run0-${SESSION}.jsonl`);
+    expect(record.sessionId).toBe(SESSION);
+  });
+
+  it("stays null when the salvage found none either (the transcript is named nosession-<phase>)", async () => {
+    const record = await recordOf(`not json {\n${JSON.stringify({ type: "system", subtype: "init", session_id: "../../etc" })}\n`);
+    expect(record.artifact?.path).toBe("transcripts/task-arm-run0-nosession-work.jsonl");
+    expect(record.sessionId).toBeNull();
   });
 });

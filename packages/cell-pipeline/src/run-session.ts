@@ -1,6 +1,6 @@
-import { CLAUDE_SESSION_ENV, SANDBOX_CLAUDE, SANDBOX_SHELL_PREFIX, assertExecOnlyBinary, buildClaudeArgv, isClaudeCliError } from "@wfbench/claude-cli";
+import { CLAUDE_EXEC_ONLY_SHELL_ENV, CLAUDE_SESSION_ENV, SANDBOX_CLAUDE, SANDBOX_SHELL, SANDBOX_SHELL_PREFIX, assertExecOnlyBinary, buildClaudeArgv, isClaudeCliError } from "@wfbench/claude-cli";
 import { lstat } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { SETTINGS_STUB_PATHS } from "@wfbench/clone-sanitizer";
 import { SANDBOX_GATEWAY_SOCKET, SANDBOX_WORKSPACE, runSandboxed, type Mount } from "@wfbench/sandbox-bwrap";
 import { recordSessionEvidence, type RecordedSession } from "@wfbench/stream-json-evidence";
@@ -20,6 +20,8 @@ export interface SessionContext {
   /** Host path of the CLI staged execute-only (stageExecOnlyBinary); a readable binary is refused. */
   readonly claudePath: string;
   readonly shellPrefixPath: string;
+  /** Host path of bash staged execute-only (stageExecOnlyShell): the CLI's own shell, so no shell it starts is dumpable. */
+  readonly shellPath: string;
   /** Host path of the harness's read-only `{}` bound over the workspace's Claude Code settings files. */
   readonly settingsStubPath: string;
   readonly gatewaySocketPath: string;
@@ -67,11 +69,30 @@ async function assertSettingsTargets(workspace: string): Promise<void> {
   }
 }
 
+// stream-json-evidence's SESSION_ID_PATTERN: the only ids a transcript may be named after.
+const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/u;
+
+/**
+ * The session id a refused stream's salvaged transcript was named after (`<prefix>-<id>.jsonl`): the salvage takes the
+ * first well-formed `session_id` of the capture where the evidence found none, so the row can still name the session
+ * whose transcript it lists. Null when the name is the salvage's `nosession-<phase>` or not of that shape. Pure.
+ */
+export function salvagedSessionId(record: Pick<SessionRecord, "sessionId" | "artifact" | "phase">, prefix: string): string | null {
+  if (record.sessionId !== null || record.artifact === null) return record.sessionId;
+  const name = basename(record.artifact.path);
+  if (!name.startsWith(`${prefix}-`) || !name.endsWith(".jsonl")) return null;
+  const id = name.slice(prefix.length + 1, -".jsonl".length);
+  return SESSION_ID.test(id) && id !== `nosession-${record.phase}` ? id : null;
+}
+
 /** The shape of `runSandboxed`, as a session uses it. */
 export type SessionSandbox = typeof runSandboxed;
 
-/** What one session contributes to its row (reference §4.2, `sum_sessions` inputs), recorded by stream-json-evidence. */
-export type SessionRecord = RecordedSession<SessionSpec["phase"]>;
+/**
+ * What one session contributes to its row (reference §4.2, `sum_sessions` inputs), recorded by stream-json-evidence,
+ * plus whether its stdout overflowed the capture bound (the sandbox's own count; absent: false).
+ */
+export type SessionRecord = RecordedSession<SessionSpec["phase"]> & { readonly captureOverflowed?: boolean };
 
 /**
  * Runs one headless Claude Code session in the sandbox (workspace rw, skill roots ro, private home/tmp, no network but
@@ -81,6 +102,7 @@ export type SessionRecord = RecordedSession<SessionSpec["phase"]>;
 export async function runSession(spec: SessionSpec, context: SessionContext): Promise<SessionRecord> {
   try {
     await assertExecOnlyBinary(context.claudePath);
+    await assertExecOnlyBinary(context.shellPath);
   } catch (error) {
     // A cell error, so the cell records an infra-error row rather than treating a mis-staged CLI as a harness bug.
     if (isClaudeCliError(error)) throw new CellPipelineError("CELL_PIPELINE_INPUT_INVALID", error.message, { cause: error });
@@ -90,6 +112,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     ...(context.dependencyMounts ?? []),
     { source: context.claudePath, target: SANDBOX_CLAUDE, mode: "ro" },
     { source: context.shellPrefixPath, target: SANDBOX_SHELL_PREFIX, mode: "ro" },
+    { source: context.shellPath, target: SANDBOX_SHELL, mode: "ro" },
     ...(context.cePluginHostPath === undefined ? [] : [{ source: context.cePluginHostPath, target: SANDBOX_CE_PLUGIN, mode: "ro" as const }]),
     ...(context.mcp?.mounts ?? []),
   ];
@@ -106,6 +129,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     ...buildSandboxEnv(),
     ...buildCliGatewayEnv({ model: context.model, token: context.token, socketPath: SANDBOX_GATEWAY_SOCKET }),
     ...CLAUDE_SESSION_ENV,
+    ...CLAUDE_EXEC_ONLY_SHELL_ENV,
   };
   // Everything but the secrets is pinned in --settings too: the argv is readable in the sandbox, the env is not.
   const secrets = new Set([context.token, ...context.secrets]);
@@ -137,5 +161,7 @@ export async function runSession(spec: SessionSpec, context: SessionContext): Pr
     }),
     { timeoutMs: context.timeoutMs, stdin: spec.prompt, maxStdoutBytes: 8 * 1024 * 1024, ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );
-  return recordSessionEvidence(spec, result, context);
+  const record = await recordSessionEvidence(spec, result, context);
+  // A refused stream's id is found only by its transcript's salvage; the row names the session it lists (§4.2).
+  return { ...record, sessionId: salvagedSessionId(record, context.transcriptPrefix), captureOverflowed: result.stdoutOverflow };
 }

@@ -60,6 +60,7 @@ let template: Template;
 let oracle: OracleSnapshot;
 let claudePath: string;
 let shellPrefixPath: string;
+let shellPath: string;
 let disposeTemplates: (() => Promise<void>) | null = null;
 let disposeGit: (() => void) | null = null;
 
@@ -88,6 +89,7 @@ beforeAll(async () => {
   mkdirSync(join(base, "runtime"), { mode: 0o700 });
   claudePath = await stageExecOnlyBinary("/bin/true", join(base, "runtime/claude"));
   shellPrefixPath = join(base, "runtime/shell-prefix");
+  shellPath = await stageExecOnlyBinary("/bin/true", join(base, "runtime/bash"));
   writeFileSync(shellPrefixPath, renderShellPrefix(), { mode: 0o500 });
 }, 60_000);
 
@@ -115,7 +117,7 @@ function cellInput(name: string, sandbox: SessionSandbox, revoked: string[]): Ru
   const workDir = join(base, name, "work");
   mkdirSync(join(outDir, "transcripts"), { recursive: true, mode: 0o700 });
   mkdirSync(workDir, { recursive: true, mode: 0o700 });
-  return { task, arm: "workflow", run: 0, skills, source, template, oracle, model: "claude-sonnet-4-5", effort: "xhigh", proposerModel: null, claudePath, shellPrefixPath, gateway: gateway(revoked), upstream: "scripted", workDir, outDir, timeoutMs: 60_000, sessionSandbox: sandbox };
+  return { task, arm: "workflow", run: 0, skills, source, template, oracle, model: "claude-sonnet-4-5", effort: "xhigh", proposerModel: null, claudePath, shellPrefixPath, shellPath, gateway: gateway(revoked), upstream: "scripted", workDir, outDir, timeoutMs: 60_000, sessionSandbox: sandbox };
 }
 
 describe.skipIf(!hasBwrap && !required)("an infra-error after a finished session", () => {

@@ -67,6 +67,7 @@ let template: Template;
 let oracle: OracleSnapshot;
 let claudePath: string;
 let shellPrefixPath: string;
+let shellPath: string;
 let disposeTemplates: (() => Promise<void>) | null = null;
 let disposeGit: (() => void) | null = null;
 
@@ -95,6 +96,7 @@ beforeAll(async () => {
   mkdirSync(join(base, "runtime"), { mode: 0o700 });
   claudePath = await stageExecOnlyBinary("/bin/true", join(base, "runtime/claude"));
   shellPrefixPath = join(base, "runtime/shell-prefix");
+  shellPath = await stageExecOnlyBinary("/bin/true", join(base, "runtime/bash"));
   writeFileSync(shellPrefixPath, renderShellPrefix(), { mode: 0o500 });
 }, 60_000);
 
@@ -119,7 +121,7 @@ function cellInput(name: string, unaccounted: number, seen: StreamAccounting[]):
     },
     flush: async () => undefined,
   };
-  return { task, arm: "workflow_direct", run: 0, skills, source, template, oracle, model: "claude-sonnet-4-5", effort: "xhigh", proposerModel: null, claudePath, shellPrefixPath, gateway, upstream: "scripted", workDir, outDir, timeoutMs: 60_000, sessionSandbox: solvingSandbox };
+  return { task, arm: "workflow_direct", run: 0, skills, source, template, oracle, model: "claude-sonnet-4-5", effort: "xhigh", proposerModel: null, claudePath, shellPrefixPath, shellPath, gateway, upstream: "scripted", workDir, outDir, timeoutMs: 60_000, sessionSandbox: solvingSandbox };
 }
 
 describe.skipIf(!hasBwrap && !required)("a cell whose token was spent outside its CLI", () => {

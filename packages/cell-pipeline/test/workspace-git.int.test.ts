@@ -2,7 +2,7 @@
 // read-only, attributes and drivers off, files over the per-file bound and nested repositories counted, never read.
 // Real git in bwrap on a workspace the test leaves as hostile as an agent could.
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -115,4 +115,18 @@ describe.skipIf(!runnable && !required)("the harness's own git after a session",
     expect(readdirSync(join(ws, ".git")).sort()).toEqual(["HEAD", "config", "index", "info", "objects", "refs"]);
     expect(readFileSync(join(ws, ".git/index"))).toEqual(readFileSync(join(harness.gitDir, "index")));
   });
+
+  it("refuses a directory it may enter but not list, instead of leaving the code inside out of patch and digest", async () => {
+    // git skips such a directory with a warning and exits 0, while an import of a name inside it still works.
+    mkdirSync(join(ws, "src/impl"));
+    writeFileSync(join(ws, "src/impl/double.js"), "export const double = (x) => 2 * x;\n");
+    chmodSync(join(ws, "src/impl"), 0o100);
+    try {
+      await expect(measureWorkspace(ws, baseSha, privateRoot)).rejects.toMatchObject({ code: "CELL_PIPELINE_WORKSPACE_REFUSED", message: expect.stringContaining('"src/impl" (mode 0100)') });
+      await expect(digestWorkspaceDiff(ws, baseSha, privateRoot)).rejects.toMatchObject({ code: "CELL_PIPELINE_WORKSPACE_REFUSED" });
+    } finally {
+      chmodSync(join(ws, "src/impl"), 0o755);
+      rmSync(join(ws, "src/impl"), { recursive: true });
+    }
+  }, 60_000);
 });

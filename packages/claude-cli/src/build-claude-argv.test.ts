@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildClaudeArgv, buildClaudeSettings } from "./build-claude-argv.js";
-import { CLAUDE_SESSION_ENV, SANDBOX_SHELL_PREFIX, buildClaudeEnv } from "./build-claude-env.js";
+import { CLAUDE_EXEC_ONLY_SHELL_ENV, CLAUDE_SESSION_ENV, SANDBOX_SHELL, SANDBOX_SHELL_PREFIX, buildClaudeEnv } from "./build-claude-env.js";
 
 function valueAfter(argv: readonly string[], flag: string): string | undefined {
   return argv[argv.indexOf(flag) + 1];
@@ -84,6 +84,18 @@ describe("buildClaudeArgv", () => {
     expect(JSON.parse(buildClaudeSettings())).toMatchObject({ env: { CLAUDE_CODE_SHELL_PREFIX: SANDBOX_SHELL_PREFIX } });
   });
 
+  it("pins the execute-only shell when the session's env names it, keeps the one prefix, and refuses any other shell", () => {
+    const pinned = { HOME: "/home/agent", ...CLAUDE_EXEC_ONLY_SHELL_ENV };
+    const env = (JSON.parse(buildClaudeSettings(pinned)) as { env: Record<string, string> }).env;
+    expect(env).toMatchObject({ CLAUDE_CODE_SHELL: SANDBOX_SHELL, CLAUDE_CODE_SHELL_PREFIX: SANDBOX_SHELL_PREFIX });
+    // A pinned prefix never replaces the harness's, even with the shell named.
+    const forced = (JSON.parse(buildClaudeSettings({ ...pinned, CLAUDE_CODE_SHELL_PREFIX: "/workspace/evil" })) as { env: Record<string, string> }).env;
+    expect(forced["CLAUDE_CODE_SHELL_PREFIX"]).toBe(SANDBOX_SHELL_PREFIX);
+    for (const shell of ["/bin/bash", "/workspace/bash", ""]) {
+      expect(() => buildClaudeSettings({ CLAUDE_CODE_SHELL: shell })).toThrow(expect.objectContaining({ code: "CLAUDE_CLI_SETTINGS_INVALID" }));
+    }
+  });
+
   it("refuses to put a credential into the argv, which every process in the sandbox can read", () => {
     for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY"]) {
       expect(() => buildClaudeArgv({ model: "m", effort: "high", disallowSkill: false, pinnedEnv: { [name]: "x" } })).toThrow(expect.objectContaining({ code: "CLAUDE_CLI_SETTINGS_INVALID" }));
@@ -103,6 +115,11 @@ describe("buildClaudeEnv", () => {
       CLAUDE_CONFIG_DIR: "/home/agent/.claude",
     });
     expect(SANDBOX_SHELL_PREFIX).toBe("/opt/claude/shell-prefix");
+  });
+
+  it("adds only the execute-only shell: the prefix stays one path, as the CLI spawns it whole for MCP servers", () => {
+    expect(CLAUDE_EXEC_ONLY_SHELL_ENV).toEqual({ CLAUDE_CODE_SHELL: "/opt/claude/bash" });
+    expect(SANDBOX_SHELL_PREFIX).not.toMatch(/\s/u);
   });
 
   it("adds only disabling knobs for a session, background tasks included", () => {

@@ -1,5 +1,5 @@
 import { canonicalJson } from "@wfbench/digest";
-import { SANDBOX_CLAUDE, SANDBOX_SHELL_PREFIX } from "./build-claude-env.js";
+import { SANDBOX_CLAUDE, SANDBOX_SHELL, SANDBOX_SHELL_PREFIX } from "./build-claude-env.js";
 import { ClaudeCliError } from "./errors.js";
 
 /** Built-in tools a session may use (reference §6.4; no MCP server in this pipeline yet). */
@@ -23,11 +23,15 @@ const CREDENTIAL_ENV = /^(?:ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|ANTHROPIC_CUS
  * the same keys here win over both. So `env` pins `pinnedEnv` (the session's non-secret environment) plus the shell
  * prefix; the credential helpers are emptied; hooks are off. Claude Code's own sandbox stays off: the session already
  * runs in our bwrap, whose seccomp filter refuses the namespaces a nested sandbox would need (measured, spec §3.7).
- * @throws {ClaudeCliError} CLAUDE_CLI_SETTINGS_INVALID for a pinned name that looks like a credential.
+ * The prefix is always SANDBOX_SHELL_PREFIX; CLAUDE_CODE_SHELL, when `pinnedEnv` names one, may only be SANDBOX_SHELL
+ * (CLAUDE_EXEC_ONLY_SHELL_ENV): no other shell or prefix is ever pinned.
+ * @throws {ClaudeCliError} CLAUDE_CLI_SETTINGS_INVALID for a pinned name that looks like a credential, or another shell.
  */
 export function buildClaudeSettings(pinnedEnv: Readonly<Record<string, string>> = {}): string {
   const leaked = Object.keys(pinnedEnv).filter((name) => CREDENTIAL_ENV.test(name));
   if (leaked.length > 0) throw new ClaudeCliError("CLAUDE_CLI_SETTINGS_INVALID", `credential-like variables never go into --settings (argv is readable in the sandbox): ${leaked.join(", ")}`);
+  const shell = pinnedEnv["CLAUDE_CODE_SHELL"];
+  if (shell !== undefined && shell !== SANDBOX_SHELL) throw new ClaudeCliError("CLAUDE_CLI_SETTINGS_INVALID", `CLAUDE_CODE_SHELL may only be the execute-only ${SANDBOX_SHELL}, not ${shell}`);
   return canonicalJson({
     disableAllHooks: true,
     sandbox: { enabled: false },

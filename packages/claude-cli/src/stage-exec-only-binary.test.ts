@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync, chmodSync, symlinkSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { assertExecOnlyBinary, stageExecOnlyBinary } from "./stage-exec-only-binary.js";
+import { HOST_BASH, assertExecOnlyBinary, stageExecOnlyBinary, stageExecOnlyShell } from "./stage-exec-only-binary.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cell-exec-only-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,5 +27,15 @@ describe("stageExecOnlyBinary", () => {
     symlinkSync(join(dir, "claude"), link);
     await expect(assertExecOnlyBinary(link)).rejects.toThrow(/not a regular file/u);
     await expect(assertExecOnlyBinary(join(dir, "claude"))).resolves.toBeUndefined();
+  });
+});
+
+describe("stageExecOnlyShell", () => {
+  it("stages the host's bash execute-only, byte for byte, and refuses to overwrite", async () => {
+    const staged = await stageExecOnlyShell(join(dir, "bash"));
+    expect(statSync(staged).mode & 0o777).toBe(0o111);
+    expect(statSync(staged).size).toBe(statSync(HOST_BASH).size);
+    await expect(assertExecOnlyBinary(staged)).resolves.toBeUndefined();
+    await expect(stageExecOnlyShell(staged)).rejects.toMatchObject({ code: "EEXIST" });
   });
 });

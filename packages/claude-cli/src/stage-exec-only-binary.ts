@@ -35,3 +35,16 @@ export async function assertExecOnlyBinary(path: string): Promise<void> {
     );
   }
 }
+
+/** The host bash the execute-only shell is copied from (Debian's merged-/usr path). */
+export const HOST_BASH = "/usr/bin/bash";
+
+/**
+ * Copies bash to `destination` (which must not exist) with mode 0111, for mounting at SANDBOX_SHELL with
+ * CLAUDE_EXEC_ONLY_SHELL_ENV in the session's environment. Why: the CLI hands its own environment (the cell token) to
+ * every shell it starts, and a shell run from a readable binary is dumpable, so any process the agent left running
+ * could read that environment from /proc. Trusts `source` to be the host's bash; refuses an existing target.
+ */
+export function stageExecOnlyShell(destination: string, source: string = HOST_BASH): Promise<string> {
+  return stageExecOnlyBinary(source, destination);
+}

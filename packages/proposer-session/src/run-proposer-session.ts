@@ -1,7 +1,7 @@
 import { chmod, lstat, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { readCandidateOverlay, renderShellPrefix, runSession, type CandidateOverlay, type SessionRecord, type SessionSpec } from "@wfbench/cell-pipeline";
-import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
+import { resolveClaudeCli, stageExecOnlyBinary, stageExecOnlyShell } from "@wfbench/claude-cli";
 import { SETTINGS_STUB_CONTENT, createSandboxedGitRunner, createTemplateCache, listHiddenHarnessPaths, materializeCell } from "@wfbench/clone-sanitizer";
 import { sha256Hex } from "@wfbench/digest";
 import { isDurableFsError, readFileUnderRoot, removeTree, writeFileExclusive } from "@wfbench/durable-fs";
@@ -180,6 +180,7 @@ export async function runProposerSession(input: RunProposerInput): Promise<Propo
     const shellPrefixPath = join(runtime, "shell-prefix");
     await writeFile(shellPrefixPath, renderShellPrefix(), { mode: 0o500 });
     await chmod(shellPrefixPath, 0o500);
+    const shellPath = await stageExecOnlyShell(join(runtime, "bash"));
     const settingsStubPath = join(runtime, "claude-settings-stub.json");
     await writeFile(settingsStubPath, SETTINGS_STUB_CONTENT, { mode: 0o444, flag: "wx" });
     const claudePath = await stageExecOnlyBinary(cli.path, join(runtime, "claude"));
@@ -222,6 +223,7 @@ export async function runProposerSession(input: RunProposerInput): Promise<Propo
         readOnlySkillRoots: skillRoots,
         claudePath,
         shellPrefixPath,
+        shellPath,
         settingsStubPath,
         gatewaySocketPath: join(workDir, "gateway.sock"),
         token,

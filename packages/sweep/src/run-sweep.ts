@@ -4,7 +4,7 @@ import { REPORT_PROVENANCE_FILE, formatReportProvenance, renderReport, openResul
 import { writeHtmlReport } from "@wfbench/report-html";
 import { buildArmSessions, computeSkillFingerprint, isArmForTask, listArmSkills, readCandidateOverlay, renderShellPrefix, runCell, type CandidateOverlay, type CellBackend, type CellCePlugin, type CellIndex } from "@wfbench/cell-pipeline";
 import { aggregateByTaskArm, assessMeasurementHealth, computeOverlayDigest, formatPromotionFile, listMirrorTargets, type ArmHealth, type Promotion, type PromotionMetric } from "@wfbench/promotion-gate";
-import { resolveClaudeCli, stageExecOnlyBinary } from "@wfbench/claude-cli";
+import { resolveClaudeCli, stageExecOnlyBinary, stageExecOnlyShell } from "@wfbench/claude-cli";
 import { CE_ARMS, HOST_UNSAFE_ARMS, isCandidateArm, isCeArm, type Arm, type ResultRow } from "@wfbench/result-row";
 import { snapshotPlugin, type PluginProvenance } from "@wfbench/plugin-snapshot";
 import { createSandboxedGitRunner, createTemplateCache, listHiddenHarnessPaths, templateContentKeyOf, type Template } from "@wfbench/clone-sanitizer";
@@ -315,10 +315,12 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
   // every path, before the scratch dir it writes into is removed.
   const runtime = join(workDir, "runtime");
   const shellPrefixPath = join(runtime, "shell-prefix");
+  const shellPath = join(runtime, "bash");
   const staging = (async (): Promise<string> => {
     await mkdir(runtime, { mode: 0o700 });
-    await writeFile(shellPrefixPath, renderShellPrefix(), { mode: 0o500 });
+    await writeFile(shellPrefixPath, renderShellPrefix(options.unsafeNoBwrap ? "host-unsafe" : "bwrap"), { mode: 0o500 });
     await chmod(shellPrefixPath, 0o500);
+    await stageExecOnlyShell(shellPath);
     return stageExecOnlyBinary(cli.path, join(runtime, "claude"));
   })();
   staging.catch(() => undefined);
@@ -563,6 +565,7 @@ export async function runSweep(input: RunSweepInput): Promise<SweepSummary> {
           proposerModel: options.proposerModel,
           claudePath: execOnlyClaude,
           shellPrefixPath,
+          shellPath,
           gateway: cellGateway,
           upstream: upstream.kind,
           workDir,
