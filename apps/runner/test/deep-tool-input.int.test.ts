@@ -1,7 +1,9 @@
 // A model turn whose tool input nests far past the evidence parser's bound (256 levels), through the real runner: real
 // CLI, real bwrap, real gateway. Before 7464694 such a line overflowed the stack in the recursive value scans and the
-// cell escaped as a harness bug; now the event is a malformed line (EVIDENCE_NESTING_TOO_DEEP), the session a
-// session-error, and the transcript a redacted salvage that keeps the line as text. A 200-level control with the same
+// cell escaped as a harness bug; now the event is a malformed line (EVIDENCE_NESTING_TOO_DEEP), the session the
+// session's own unverifiable evidence (evidence-unverified: excluded when verify and the oracle pass, the counted
+// failure when they do not, so an agent cannot launder a failing cell into an exclusion by nesting one tool input),
+// and the transcript a redacted salvage that keeps the line as text. A 200-level control with the same
 // turns must stay an ok, resolved cell, so the test fails in both directions (measured: with 7464694 reverted the sweep
 // exits 1 with SWEEP_CELL_FAILED, a RangeError, and no deep-input row; with the bound at 128 the control is a
 // session-error too). Judged from host evidence only: the runner's exit code and stderr, results.jsonl, the files
@@ -156,22 +158,23 @@ describe.skipIf(tools.skip)("a tool input nested 3,000 levels deep, through the 
   it("finishes the sweep: exit 0, no harness failure, one row per cell, report.md written", () => {
     expect(result.code, `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`).toBe(0);
     expect(result.stderr).not.toMatch(/SWEEP_CELL_FAILED|the harness failed|RangeError|Maximum call stack/u);
-    expect(result.stdout).toContain("2 row(s), sweep complete.");
-    expect(rows.map((row) => `${row.task}/${String(row["arm"])}/${String(row["run"])}`).sort()).toEqual(["deep-input/baseline/0", "shallow-input/baseline/0"]);
+    expect(result.stdout).toContain("3 row(s), sweep complete.");
+    expect(rows.map((row) => `${row.task}/${String(row["arm"])}/${String(row["run"])}`).sort()).toEqual(["deep-failing/baseline/0", "deep-input/baseline/0", "shallow-input/baseline/0"]);
     const report = readFileSync(join(out, "report.md"), "utf8");
-    expect(report).toMatch(/^\| deep-input \| probe \| baseline \| 0\/0 \(1 excluded\) \|.*\| session-error×1 \|$/mu);
+    expect(report).toMatch(/^\| deep-input \| probe \| baseline \| 0\/0 \(1 excluded\) \|.*\| evidence-unverified×1 \|$/mu);
+    expect(report).toMatch(/^\| deep-failing \| probe \| baseline \| 0\/1 \|.*\| verify-failed×1 \|$/mu);
     expect(report).toMatch(/^\| shallow-input \| probe \| baseline \| 1\/1 \|/mu);
   });
 
-  it("records the deep cell as a session-error whose only cause is EVIDENCE_NESTING_TOO_DEEP, with nothing measured", () => {
+  it("records the deep cell as evidence-unverified whose only cause is EVIDENCE_NESTING_TOO_DEEP, with nothing measured", () => {
     const row = rowOf("deep-input");
-    expect(row).toMatchObject({ error_kind: "session-error", ok: false, resolved: false, sandbox_backend: "bwrap", transcript_missing: false });
+    expect(row).toMatchObject({ error_kind: "evidence-unverified", ok: false, resolved: false, sandbox_backend: "bwrap", transcript_missing: true });
     // The refused stream measured nothing: no skill proof, tool counts, turns, tokens or CLI cost.
     expect(row).toMatchObject({ skill_invoked: null, tool_use_counts: null, num_turns: null, input_tokens: null, output_tokens: null, cost_usd: null });
-    // The CLI itself ended well (exit 0, one result event): the event stream alone makes it a session-error.
-    const detail = row["error_detail"] as Record<string, unknown>;
-    expect(detail).toMatchObject({ returncode: 0, process_state: "exited", subtype: null, is_error: null, stderr_tail: null });
-    expect(detail["event_stream_error"]).toMatch(/^EVIDENCE_NESTING_TOO_DEEP: malformed event at line \d+: nested deeper than 256 levels$/u);
+    // The CLI itself ended well (exit 0, one result event): the event stream alone makes the evidence unverifiable,
+    // not a session error (which would also count towards the outage breaker).
+    expect(row["error_detail"]).toMatch(/^EVIDENCE_NESTING_TOO_DEEP: malformed event at line \d+: nested deeper than 256 levels(?:;|$)/u);
+    expect(row["evidence_diagnostics"]).toContainEqual(expect.stringMatching(/^EVIDENCE_NESTING_TOO_DEEP: malformed event at line \d+/u));
     expect(row["evidence_diagnostics"]).toContainEqual(expect.stringMatching(/^transcript salvaged from a stream that did not parse \(EVIDENCE_NESTING_TOO_DEEP\): \d+ line\(s\) kept, 1 unparsed$/u));
     // The CLI made every request: the wire note says its refused stream cannot account for them, not that spend left it.
     expect(row["evidence_diagnostics"]).toContainEqual(expect.stringMatching(/^unaccounted spend: \d+ gateway request\(s\) .* \(session 1's stream did not parse whole, so requests its CLI made may be among them\)$/u));
@@ -179,6 +182,13 @@ describe.skipIf(tools.skip)("a tool input nested 3,000 levels deep, through the 
     expect(row["wire_requests"]).toBe(3);
     // The session's id is salvaged from the refused stream's init line: it names the transcript, never null.
     expect(row["session_ids"]).toEqual([/-([0-9a-f-]{36})\.jsonl$/u.exec(artifactOf("deep-input").path)?.[1]]);
+  });
+
+  it("counts the same deep trajectory under a failing verify as that failure, never an exclusion", () => {
+    const row = rowOf("deep-failing");
+    expect(row).toMatchObject({ error_kind: "verify-failed", ok: false, resolved: false, num_turns: null, tool_use_counts: null });
+    expect(row["error_detail"]).toMatch(/^EVIDENCE_NESTING_TOO_DEEP: /u);
+    expect(row["evidence_diagnostics"]).toContainEqual("the session's evidence is unverifiable (its own output nested past the evidence parser's depth), but verify failed on the workspace it left: counted as that failure, not excluded");
   });
 
   it("keeps the 200-level control an ok, resolved cell with its tool calls counted", () => {
@@ -195,7 +205,7 @@ describe.skipIf(tools.skip)("a tool input nested 3,000 levels deep, through the 
     const records = recordsOf(artifact);
     const unparsed = records.filter((record) => record["type"] === "wfbench_unparsed_line");
     expect(unparsed).toHaveLength(1);
-    const line = Number(/at line (\d+):/u.exec(String((rowOf("deep-input")["error_detail"] as Record<string, unknown>)["event_stream_error"]))?.[1]);
+    const line = Number(/at line (\d+):/u.exec(String(rowOf("deep-input")["error_detail"]))?.[1]);
     expect(unparsed[0]).toMatchObject({ line, reason: "nesting-too-deep", text_truncated: true });
     const text = String(unparsed[0]?.["text"]);
     expect(text).toHaveLength(SALVAGE_LINE_CHARS);

@@ -14,7 +14,8 @@ const TIMED_OUT_IN_TOOL: SessionEnding = { processState: "timeout", exitCode: 14
 const SESSION_ERROR_DETAIL = { subtype: "error_during_execution", returncode: 1, process_state: "exited", stderr_tail: null, stdout_tail: null, process_detail: null, event_stream_error: null };
 
 const OVERSIZE = "EVIDENCE_OVERSIZE: the capture overflowed its bound and was truncated";
-const OVERFLOW_NOTE = (what: string): string => `the session's evidence is unverifiable (its own output overflowed the capture), but ${what} failed on the workspace it left: counted as that failure, not excluded`;
+const OVERFLOW_NOTE = (what: string, cause = "its own output overflowed the capture"): string => `the session's evidence is unverifiable (${cause}), but ${what} failed on the workspace it left: counted as that failure, not excluded`;
+const DEEP = "EVIDENCE_NESTING_TOO_DEEP: malformed event at line 3: nested deeper than 256 levels";
 
 function measured(sessions: Partial<SessionFacts>, facts: Partial<MeasuredFacts>): CellFacts {
   return { stage: "measured", sessions: { ...OK_SESSIONS, ...sessions }, ...CLEAN, ...facts };
@@ -79,18 +80,28 @@ describe("judgeCell: the error-kind precedence of reference §4.2/§4.3", () => 
     ["no unaccounted spend changes nothing", measured({}, { unaccountedSpend: null }), { ok: true, error_kind: null, resolved: true, diagnostics: [] }],
     [
       "a session whose own output overflowed the capture keeps a failed oracle counted (no laundering into an excluded row)",
-      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: OVERSIZE, overflowed: true }, { oraclePassed: false }),
+      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: OVERSIZE, ownOutputBound: "capture-size" }, { oraclePassed: false }),
       { ok: false, error_kind: "oracle-failed", resolved: false, error_detail: OVERSIZE, diagnostics: [OVERFLOW_NOTE("the hidden oracle")] },
     ],
     [
       "an overflowed session keeps a failed verify counted",
-      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: OVERSIZE, overflowed: true }, { verifyPassed: false, oraclePassed: false }),
+      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: OVERSIZE, ownOutputBound: "capture-size" }, { verifyPassed: false, oraclePassed: false }),
       { ok: false, error_kind: "verify-failed", resolved: false, error_detail: OVERSIZE, diagnostics: [OVERFLOW_NOTE("verify")] },
     ],
     [
       "an overflowed session whose verify and oracle passed stays evidence-unverified: a pass is never credited without evidence",
-      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: OVERSIZE, overflowed: true }, {}),
+      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: OVERSIZE, ownOutputBound: "capture-size" }, {}),
       { ok: false, error_kind: "evidence-unverified", resolved: false, error_detail: OVERSIZE, diagnostics: [] },
+    ],
+    [
+      "a session whose own tool input nested past the parser's depth keeps a failed verify counted (no laundering into an excluded row)",
+      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: DEEP, ownOutputBound: "nesting-depth" }, { verifyPassed: false, oraclePassed: false }),
+      { ok: false, error_kind: "verify-failed", resolved: false, error_detail: DEEP, diagnostics: [OVERFLOW_NOTE("verify", "its own output nested past the evidence parser's depth")] },
+    ],
+    [
+      "an over-deep session whose verify and oracle passed stays evidence-unverified",
+      measured({ ok: false, errorKind: "evidence-unverified", errorDetail: DEEP, ownOutputBound: "nesting-depth" }, {}),
+      { ok: false, error_kind: "evidence-unverified", resolved: false, error_detail: DEEP, diagnostics: [] },
     ],
     [
       "evidence unverifiable for another reason (nothing the session's size shows) stays excluded even when the oracle failed",

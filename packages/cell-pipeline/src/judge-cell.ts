@@ -1,5 +1,10 @@
 import type { ErrorDetail, ErrorKind } from "@wfbench/result-row";
-import type { StreamEnd } from "@wfbench/stream-json-evidence";
+import type { OwnOutputBound, StreamEnd } from "@wfbench/stream-json-evidence";
+
+const OWN_OUTPUT_CAUSE: Readonly<Record<OwnOutputBound, string>> = {
+  "capture-size": "its own output overflowed the capture",
+  "nesting-depth": "its own output nested past the evidence parser's depth",
+};
 
 /** How the first session that failed with a session-error ended, as the harness saw it. */
 export interface SessionEnding {
@@ -29,10 +34,11 @@ export interface SessionFacts {
   /** The first session-error session's ending; null when no session ended in a session-error. */
   readonly failedEnding: SessionEnding | null;
   /**
-   * The session that set `errorKind` overflowed its stdout capture bound: only that session's own output (what the
-   * model and its tools printed) can make a capture that long. Absent: false.
+   * The parser bound the session that set `errorKind` exceeded with its own output (what the model wrote and its tools
+   * printed), which nothing but that session can make: its stdout capture's size, or an event's nesting depth. Absent:
+   * none.
    */
-  readonly overflowed?: boolean;
+  readonly ownOutputBound?: OwnOutputBound | null;
 }
 
 /** Who caused a failure that interrupted the cell or its removal. */
@@ -120,7 +126,7 @@ export function isAbortedByAgent(ending: SessionEnding, wire: WireFacts): boolea
  * `session-error` when {@link isAbortedByAgent}), then plan or review boundary failures of an ok session, then changed
  * skill files, then an invalid review artifact, then a workspace the harness could not measure (each a diagnostic
  * when a kind is already set), then verify-failed, then oracle-failed (oracle-unavailable when the oracle never ran) —
- * also over an evidence-unverified session that overflowed its capture (the session's own doing); a resolved implementation cell without a diff
+ * also over an evidence-unverified session whose own output overflowed its capture or nested past the parser's depth; a resolved implementation cell without a diff
  * is no-work-produced; spend of the cell's token outside its CLI makes a row that would be valid evidence-unverified
  * (a diagnostic on a row that already failed); a cancel during verify or the oracle makes the cell cancelled. Pure:
  * trusts the facts, reads nothing.
@@ -166,12 +172,14 @@ export function judgeCell(facts: CellFacts): CellVerdict {
   }
 
   let resolved = ok && kind === null && facts.verifyPassed && facts.oraclePassed;
-  // An overflowed capture is unverifiable evidence (excluded), but only the session itself can make its output that
-  // long, and verify and the oracle judged the workspace it left: a failure there stays that counted failure, or a
-  // failing candidate could pad its transcript past the bound to launder the row into an exclusion. A pass is never
-  // credited without evidence: that row stays evidence-unverified.
-  if (kind === "evidence-unverified" && sessions.overflowed === true && (!facts.verifyPassed || !facts.oraclePassed)) {
-    diagnostics.push(`the session's evidence is unverifiable (its own output overflowed the capture), but ${facts.verifyPassed ? "the hidden oracle" : "verify"} failed on the workspace it left: counted as that failure, not excluded`);
+  // An overflowed capture or an over-deep event is unverifiable evidence (excluded), but only the session itself can
+  // make its output that long or that deep, and verify and the oracle judged the workspace it left: a failure there
+  // stays that counted failure, or a failing candidate could pad its transcript past the bound (or nest one tool input
+  // 300 levels) to launder the row into an exclusion. A pass is never credited without evidence: that row stays
+  // evidence-unverified.
+  const bound = sessions.ownOutputBound ?? null;
+  if (kind === "evidence-unverified" && bound !== null && (!facts.verifyPassed || !facts.oraclePassed)) {
+    diagnostics.push(`the session's evidence is unverifiable (${OWN_OUTPUT_CAUSE[bound]}), but ${facts.verifyPassed ? "the hidden oracle" : "verify"} failed on the workspace it left: counted as that failure, not excluded`);
     kind = null;
   }
   if (kind === null && !facts.verifyPassed) kind = "verify-failed";

@@ -6,7 +6,7 @@ import { removeTree } from "@wfbench/durable-fs";
 import { ORACLE_OUTPUT, isOracleError } from "@wfbench/oracle-snapshot";
 import { buildResultRow, isCandidateArm, isCeArm, resolveIncumbentArm, type ResultRow } from "@wfbench/result-row";
 import { SANDBOX_WORKSPACE, isSandboxError, type Mount } from "@wfbench/sandbox-bwrap";
-import { isEvidenceError, redactText } from "@wfbench/stream-json-evidence";
+import { isEvidenceError, redactText, type OwnOutputBound } from "@wfbench/stream-json-evidence";
 import { buildArmSessions, listArmSkills } from "./arms.js";
 import type { StreamAccounting } from "@wfbench/litellm-gateway";
 import type { CellGateway, RunCellInput } from "./cell-input.js";
@@ -67,6 +67,12 @@ function foldInterruptedSessions(sessions: readonly SessionRecord[], planned: nu
       `cell interrupted after ${sessions.length} of ${planned} session(s): usage, session ids and transcripts cover the finished session(s) only`,
     ],
   };
+}
+
+/** The parser bound a failed session's own output exceeded: the evidence's own finding, else the sandbox's overflow count. */
+function ownOutputBoundOf(failed: SessionRecord | undefined): OwnOutputBound | null {
+  if (failed === undefined) return null;
+  return failed.ownOutputBound ?? (failed.captureOverflowed === true ? "capture-size" : null);
 }
 
 /** How the first session-error session ended (its sandbox state and exit, where its stream stopped); null if none. */
@@ -316,7 +322,7 @@ export async function runCell(input: RunCellInput): Promise<ResultRow> {
       errorDetail: summary.error_detail,
       cancelled: progress.sessions.some((s) => s.cancelled),
       failedEnding: findFailedEnding(progress.sessions),
-      overflowed: progress.sessions.find((s) => s.errorKind !== null)?.captureOverflowed === true,
+      ownOutputBound: ownOutputBoundOf(progress.sessions.find((s) => s.errorKind !== null)),
     };
     if (sessions.cancelled) {
       applyVerdict(draft, judgeCell({ stage: "sessions-cancelled", sessions }));

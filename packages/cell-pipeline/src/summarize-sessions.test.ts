@@ -23,6 +23,7 @@ function session(overrides: Partial<SessionRecord> = {}): SessionRecord {
     streamEnd: "result",
     assistantMessageIds: [],
     modelUsageTokens: null,
+    ownOutputBound: null,
     ...overrides,
   };
 }

@@ -27,6 +27,7 @@ describe("decideSessionEvidence", () => {
       skillInvoked: true,
       transcriptMissing: false,
       diagnostics: [],
+      ownOutputBound: null,
     });
   });
 
@@ -50,6 +51,22 @@ describe("decideSessionEvidence", () => {
     const decided = decideSessionEvidence({ ...session([...invoked, result()], { exitCode: 0, state: "exited" }, 64), transcriptPersisted: false });
     expect(decided).toMatchObject({ ok: false, errorKind: "evidence-unverified", skillInvoked: null, transcriptMissing: true });
     expect(decided.diagnostics[0]).toMatch(/^EVIDENCE_OVERSIZE/);
+    expect(decided.ownOutputBound).toBe("capture-size");
+  });
+
+  it("treats a tool input nested past the parser's depth on a clean exit as the session's own unverifiable evidence", () => {
+    let deep: unknown = "bottom";
+    for (let level = 0; level < 300; level += 1) deep = { a: deep };
+    const decided = decideSessionEvidence({ ...session([...invoked, assistant([toolUse("t2", "Bash", { command: "true", payload: deep as JsonObject })]), result()]), transcriptPersisted: true });
+    expect(decided).toMatchObject({ ok: false, errorKind: "evidence-unverified", skillInvoked: null, transcriptMissing: true, ownOutputBound: "nesting-depth" });
+    expect(decided.diagnostics[0]).toMatch(/^EVIDENCE_NESTING_TOO_DEEP: /u);
+  });
+
+  it("keeps an over-deep stream of a CLI that failed a session error, with no own-output bound", () => {
+    let deep: unknown = "bottom";
+    for (let level = 0; level < 300; level += 1) deep = { a: deep };
+    const decided = decideSessionEvidence({ ...session([...invoked, assistant([toolUse("t2", "Bash", { payload: deep as JsonObject })]), result()], { exitCode: 1, state: "exited" }), transcriptPersisted: true });
+    expect(decided).toMatchObject({ ok: false, errorKind: "session-error", ownOutputBound: null });
   });
 
   it("treats a missing capture of a clean exit as unverifiable evidence", () => {
@@ -57,6 +74,8 @@ describe("decideSessionEvidence", () => {
     const decided = decideSessionEvidence({ outcome, proof: null, transcriptPersisted: false });
     expect(decided).toMatchObject({ ok: false, errorKind: "evidence-unverified", skillInvoked: null, transcriptMissing: true });
     expect(decided.diagnostics[0]).toMatch(/^EVIDENCE_CAPTURE_MISSING: no stdout capture/);
+    // The harness's capture, not the session's output, went missing: nothing the session did.
+    expect(decided.ownOutputBound).toBeNull();
   });
 
   it("keeps a persistence failure on a failed session as a diagnostic under the primary session-error", () => {

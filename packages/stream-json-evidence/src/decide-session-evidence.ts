@@ -11,7 +11,15 @@ export interface SessionEvidence {
   readonly transcriptMissing: boolean;
   /** Human-readable diagnostics for `evidence_diagnostics`. */
   readonly diagnostics: readonly string[];
+  /**
+   * The bound of the parser that only the session's own output (what the model wrote, what its tools printed) can
+   * exceed, when that alone made the evidence unverifiable: the capture's size or an event's nesting depth; else null.
+   */
+  readonly ownOutputBound: OwnOutputBound | null;
 }
+
+/** A parser bound that only a session's own output can exceed (see SessionEvidence.ownOutputBound). */
+export type OwnOutputBound = "capture-size" | "nesting-depth";
 
 /** Inputs of {@link decideSessionEvidence}. */
 export interface SessionEvidenceInput {
@@ -24,13 +32,20 @@ export interface SessionEvidenceInput {
   readonly extraDiagnostics?: readonly string[];
 }
 
-const UNVERIFIABLE_STREAM = new Set(["EVIDENCE_OVERSIZE", "EVIDENCE_CAPTURE_MISSING"]);
+// A tool input nested past the parser's depth is printed by a CLI that ran to its end: like an overflowed capture, the
+// session is unverifiable evidence, not a session error (which would also feed the outage breaker).
+const UNVERIFIABLE_STREAM = new Set(["EVIDENCE_OVERSIZE", "EVIDENCE_CAPTURE_MISSING", "EVIDENCE_NESTING_TOO_DEEP"]);
+const OWN_OUTPUT_BOUNDS: ReadonlyMap<string, OwnOutputBound> = new Map([
+  ["EVIDENCE_OVERSIZE", "capture-size"],
+  ["EVIDENCE_NESTING_TOO_DEEP", "nesting-depth"],
+]);
 
 /**
  * Applies the evidence rules to one session: an unverifiable proof is null plus diagnostics; a proven absence fails an
  * otherwise ok session as skill-not-invoked (a diagnostic only on a failed one); any diagnostic left on a still-ok
- * session makes it evidence-unverified with the transcript counted missing. A capture that overflowed on a cleanly
- * exited process is unverifiable evidence rather than a session error. Trusts the classified outcome and proof as given.
+ * session makes it evidence-unverified with the transcript counted missing. A capture that overflowed, or an event
+ * nested past the parser's depth, on a cleanly exited process is unverifiable evidence rather than a session error.
+ * Trusts the classified outcome and proof as given.
  */
 export function decideSessionEvidence(input: SessionEvidenceInput): SessionEvidence {
   const { outcome, proof } = input;
@@ -39,7 +54,9 @@ export function decideSessionEvidence(input: SessionEvidenceInput): SessionEvide
   let errorKind: SessionEvidence["errorKind"] = outcome.errorKind;
   const overflowOnly =
     outcome.reasons.length === 1 && outcome.reasons[0] === "event-stream" && outcome.eventStreamError !== null && UNVERIFIABLE_STREAM.has(outcome.eventStreamError.code);
+  let ownOutputBound: OwnOutputBound | null = null;
   if (overflowOnly && outcome.eventStreamError !== null) {
+    ownOutputBound = OWN_OUTPUT_BOUNDS.get(outcome.eventStreamError.code) ?? null;
     ok = true;
     errorKind = null;
     diagnostics.push(`${outcome.eventStreamError.code}: ${outcome.eventStreamError.message}`);
@@ -68,5 +85,5 @@ export function decideSessionEvidence(input: SessionEvidenceInput): SessionEvide
     errorKind = "evidence-unverified";
     transcriptMissing = true;
   }
-  return { ok, errorKind, skillInvoked, transcriptMissing, diagnostics };
+  return { ok, errorKind, skillInvoked, transcriptMissing, diagnostics, ownOutputBound: errorKind === "evidence-unverified" ? ownOutputBound : null };
 }

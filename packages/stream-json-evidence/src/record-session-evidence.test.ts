@@ -106,11 +106,11 @@ describe("recordSessionEvidence", () => {
     expect(record.costUsd).toBeNull();
   });
 
-  it("turns a deeply nested tool input into a refused stream (session-error), not a thrown RangeError", async () => {
+  it("turns a deeply nested tool input into the session's own unverifiable evidence, not a thrown RangeError", async () => {
     const out = outDir();
     const deepCall = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t9","name":"Bash","input":{"x":${"[".repeat(20_000)}${"]".repeat(20_000)}}}]},"parent_tool_use_id":null,"session_id":"sess-1"}\n`;
     const record = await recordSessionEvidence(work, captured(`${jsonl([init, skillCall, skillResult])}${deepCall}${jsonl([result])}`), context(out));
-    expect(record).toMatchObject({ ok: false, errorKind: "session-error", skillInvoked: null, toolUseCounts: null });
+    expect(record).toMatchObject({ ok: false, errorKind: "evidence-unverified", skillInvoked: null, toolUseCounts: null, ownOutputBound: "nesting-depth" });
     expect(JSON.stringify(record.errorDetail)).toContain("EVIDENCE_NESTING_TOO_DEEP");
     expect(record.artifact).not.toBeNull();
   });

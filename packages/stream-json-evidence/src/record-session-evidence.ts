@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { classifyOutcome, type SessionErrorDetail } from "./classify-outcome.js";
 import { countToolUses } from "./count-tool-uses.js";
-import { decideSessionEvidence, type SessionEvidence } from "./decide-session-evidence.js";
+import { decideSessionEvidence, type OwnOutputBound, type SessionEvidence } from "./decide-session-evidence.js";
 import { describeStreamEnd, type StreamEnd } from "./describe-stream-end.js";
 import { isEvidenceError } from "./errors.js";
 import { listAssistantMessageIds } from "./list-assistant-message-ids.js";
@@ -50,6 +50,8 @@ export interface RecordedSession<P extends string = string> {
    * stream did not parse or an entry lacks a count. With the message ids, what the cell's wire rows are matched against.
    */
   readonly modelUsageTokens: number | null;
+  /** The parser bound this session's own output exceeded, when that alone left it evidence-unverified; else null. */
+  readonly ownOutputBound: OwnOutputBound | null;
 }
 
 function sumModelUsageTokens(models: readonly ModelUsageTotals[]): number | null {
@@ -139,6 +141,7 @@ export async function recordSessionEvidence<P extends string>(spec: SessionToRec
     skillInvoked: spec.expectedSkill === null ? (contamination?.skillInvoked ?? null) : verdict.skillInvoked,
     transcriptMissing: verdict.transcriptMissing,
     diagnostics: verdict.diagnostics,
+    ownOutputBound: verdict.ownOutputBound,
     sessionId: outcome.sessionId,
     usage: usage?.usage ?? null,
     costUsd: usage?.costUsd ?? null,
