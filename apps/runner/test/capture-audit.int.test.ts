@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeRunnerTools, readResultRows, runRunner, type RunnerResult } from "./support/runner-harness.js";
+import { listTaskTranscripts, probeRunnerTools, readResultRows, readToolResultTexts, runRunner, type RunnerResult } from "./support/runner-harness.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/capture-audit", import.meta.url));
 const tools = await probeRunnerTools(import.meta.url);
@@ -78,16 +78,8 @@ function patchOf(row: Record<string, unknown>): string {
 /** KEY=value lines of the tool results the parent captured for a task (what the agent saw inside its session). */
 function probeReport(task: string): Record<string, string> {
   const report: Record<string, string> = {};
-  for (const name of readdirSync(join(out, "transcripts")).filter((n) => n.startsWith(`${task}-`))) {
-    for (const line of readFileSync(join(out, "transcripts", name), "utf8").trimEnd().split("\n")) {
-      const event = JSON.parse(line) as { type: string; message?: { content?: unknown } };
-      if (event.type !== "user" || !Array.isArray(event.message?.content)) continue;
-      for (const block of event.message.content as { type?: string; content?: unknown }[]) {
-        if (block.type !== "tool_result") continue;
-        const text = typeof block.content === "string" ? block.content : JSON.stringify(block.content);
-        for (const match of text.matchAll(/^([A-Z_]+)=(.*)$/gmu)) report[match[1] as string] = match[2] as string;
-      }
-    }
+  for (const text of listTaskTranscripts(out, task).flatMap(readToolResultTexts)) {
+    for (const match of text.matchAll(/^([A-Z_]+)=(.*)$/gmu)) report[match[1] as string] = match[2] as string;
   }
   return report;
 }

@@ -2,12 +2,12 @@
 // harness-built .git (attributes and drivers off), never the repository config the agent left, and a file git must not
 // read (huge, sparse) or a nested repository is counted and named instead of crashing the diff. Real CLI, bwrap, git and
 // gateway; the evidence is the rows, the patches and the transcripts the parent captured.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeRunnerTools, readResultRows, runRunner, type RunnerResult } from "./support/runner-harness.js";
+import { listTaskTranscripts, probeRunnerTools, readResultRows, readToolResultTexts, runRunner, type RunnerResult } from "./support/runner-harness.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/git-forgery", import.meta.url));
 const tools = await probeRunnerTools(import.meta.url);
@@ -37,17 +37,7 @@ function patchOf(row: Record<string, unknown>): string {
 }
 
 function toolResultsOf(task: string): string {
-  const texts: string[] = [];
-  for (const name of readdirSync(join(out, "transcripts")).filter((n) => n.startsWith(`${task}-`))) {
-    for (const line of readFileSync(join(out, "transcripts", name), "utf8").trimEnd().split("\n")) {
-      const event = JSON.parse(line) as { type: string; message?: { content?: unknown } };
-      if (event.type !== "user" || !Array.isArray(event.message?.content)) continue;
-      for (const block of event.message.content as { type?: string; content?: unknown }[]) {
-        if (block.type === "tool_result") texts.push(typeof block.content === "string" ? block.content : JSON.stringify(block.content));
-      }
-    }
-  }
-  return texts.join("\n");
+  return listTaskTranscripts(out, task).flatMap(readToolResultTexts).join("\n");
 }
 
 describe.skipIf(tools.skip)("an agent that attacks the git run after its session", () => {

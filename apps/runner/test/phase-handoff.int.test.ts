@@ -1,12 +1,12 @@
 // Issue 13 class 2 (and the plan-listing link of class 7) through the whole runner: a workflow plan session may hand
 // the work session its plan document and nothing else. Real CLI, bwrap, git and gateway; the evidence is the rows, the
 // scripted model's request log (which trajectories were asked for) and the transcripts the parent captured.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, probeRunnerTools, readResultRows, runRunner, type RunnerResult } from "./support/runner-harness.js";
+import { REPO_ROOT, listTaskTranscripts, probeRunnerTools, readResultRows, readToolResultTexts, runRunner, type RunnerResult } from "./support/runner-harness.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/phase-handoff", import.meta.url));
 const tools = await probeRunnerTools(import.meta.url);
@@ -41,16 +41,8 @@ function requestedTrajectories(): string[] {
 /** KEY=VALUE lines of the tool results in one cell's transcripts, as the parent captured them. */
 function reportOf(task: string): Record<string, string[]> {
   const report: Record<string, string[]> = {};
-  for (const name of readdirSync(join(out, "transcripts")).filter((n) => n.startsWith(`${task}-`))) {
-    for (const line of readFileSync(join(out, "transcripts", name), "utf8").trimEnd().split("\n")) {
-      const event = JSON.parse(line) as { type: string; message?: { content?: unknown } };
-      if (event.type !== "user" || !Array.isArray(event.message?.content)) continue;
-      for (const block of event.message.content as { type?: string; content?: unknown }[]) {
-        if (block.type !== "tool_result") continue;
-        const text = typeof block.content === "string" ? block.content : JSON.stringify(block.content);
-        for (const match of text.matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gmu)) (report[match[1] as string] ??= []).push(match[2] as string);
-      }
-    }
+  for (const text of listTaskTranscripts(out, task).flatMap(readToolResultTexts)) {
+    for (const match of text.matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gmu)) (report[match[1] as string] ??= []).push(match[2] as string);
   }
   return report;
 }

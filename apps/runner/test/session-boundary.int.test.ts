@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, probeRunnerTools, readResultRows, runRunner, type RunnerResult } from "./support/runner-harness.js";
+import { REPO_ROOT, probeRunnerTools, readResultRows, readToolResultTexts, runRunner, type RunnerResult } from "./support/runner-harness.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/session-boundary", import.meta.url));
 const tools = await probeRunnerTools(import.meta.url);
@@ -23,10 +23,6 @@ interface UsageRow {
   cell_id: string | null;
   outcome: string;
   http_status: number | null;
-}
-interface Event {
-  type: string;
-  message?: { content?: unknown };
 }
 
 const base = mkdtempSync(join(tmpdir(), "wfbench-session-boundary-"));
@@ -61,14 +57,9 @@ function jsonl<T>(path: string): T[] {
 function sessionReports(): Record<string, string>[] {
   return readdirSync(join(out, "transcripts")).map((name) => {
     const report: Record<string, string> = {};
-    for (const event of jsonl<Event>(join(out, "transcripts", name))) {
-      if (event.type !== "user" || !Array.isArray(event.message?.content)) continue;
-      for (const block of event.message.content as { type?: string; content?: unknown }[]) {
-        if (block.type !== "tool_result") continue;
-        const text = typeof block.content === "string" ? block.content : JSON.stringify(block.content);
-        for (const match of text.matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gmu)) report[match[1] as string] = (match[2] as string).trim();
-        if (text.includes("process file that this tool does not read")) report["READ_TOOL"] = "refused";
-      }
+    for (const text of readToolResultTexts(join(out, "transcripts", name))) {
+      for (const match of text.matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gmu)) report[match[1] as string] = (match[2] as string).trim();
+      if (text.includes("process file that this tool does not read")) report["READ_TOOL"] = "refused";
     }
     return report;
   });

@@ -1,7 +1,7 @@
 // Shared plumbing for the runner's integration tests: which host tools they need, how the runner is spawned from
 // source, and how its results.jsonl is read back. Assertions stay in the test files; nothing here decides a verdict.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveClaudeCli } from "@wfbench/claude-cli";
@@ -91,4 +91,27 @@ export function readResultRows<Row = Record<string, unknown>>(outDir: string): R
     .trimEnd()
     .split("\n")
     .map((line) => JSON.parse(line) as Row);
+}
+
+/** The transcript files of one task under `outDir/transcripts` (every arm, run and session whose name starts `<task>-`). */
+export function listTaskTranscripts(outDir: string, task: string): string[] {
+  return readdirSync(join(outDir, "transcripts"))
+    .filter((name) => name.startsWith(`${task}-`))
+    .map((name) => join(outDir, "transcripts", name));
+}
+
+/**
+ * The text of every tool_result block of one parent-captured transcript, in order: what the agent saw its tools
+ * return inside the session (a non-string content as its JSON). Lines that are not events' JSON throw.
+ */
+export function readToolResultTexts(transcriptPath: string): string[] {
+  const texts: string[] = [];
+  for (const line of readFileSync(transcriptPath, "utf8").trimEnd().split("\n")) {
+    const event = JSON.parse(line) as { type?: string; message?: { content?: unknown } };
+    if (event.type !== "user" || !Array.isArray(event.message?.content)) continue;
+    for (const block of event.message.content as { type?: string; content?: unknown }[]) {
+      if (block.type === "tool_result") texts.push(typeof block.content === "string" ? block.content : JSON.stringify(block.content));
+    }
+  }
+  return texts;
 }
